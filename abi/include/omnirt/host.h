@@ -1,0 +1,340 @@
+/*
+ * OmniRT C ABI — the embedder API of libomnirt.so.
+ *
+ * An embedder creates a host, which discovers and loads backend plugins, then
+ * picks a backend (by name or "auto") and routes calls through it. Every
+ * function returns an omnirt_status; on failure the detail is available from
+ * omnirt_last_error() on the same thread. No function throws or aborts.
+ *
+ * Threads: a host may be used from any number of threads at once, except
+ * omnirt_host_destroy, which must not race with other calls on that host.
+ * Handles (omnirt_backend*) stay valid until their host is destroyed.
+ */
+#ifndef OMNIRT_HOST_H_
+#define OMNIRT_HOST_H_
+
+#include "omnirt/status.h"
+#include "omnirt/types.h"
+#include "omnirt/version.h"
+
+OMNIRT_EXTERN_C_BEGIN
+
+/** A host: the set of discovered plugins and their backends. */
+typedef struct omnirt_host omnirt_host;
+/** A loaded backend of a host. Owned by the host; never freed by the caller. */
+typedef struct omnirt_backend omnirt_backend;
+
+/* ------------------------------------------------------------------------ */
+/* Errors and versions.                                                     */
+/* ------------------------------------------------------------------------ */
+
+/** Detail of the last failed call on the calling thread. */
+typedef struct omnirt_error_info {
+  /** sizeof(omnirt_error_info) as the library knows it. */
+  size_t struct_size;
+  /** The status the failed call returned. */
+  omnirt_status status;
+  /** The vendor's native error code, or 0. */
+  int64_t native_code;
+  /** Human-readable message; never NULL (may be ""). */
+  const char* message;
+  /** Name of the backend that failed, or "" when the host itself failed. */
+  const char* backend;
+} omnirt_error_info;
+
+/**
+ * Detail of the most recent failed omnirt_* call on this thread. Never NULL.
+ * A successful call does not clear it. The pointer and its strings stay valid
+ * until the next failing omnirt_* call on this thread.
+ */
+OMNIRT_EXPORT const omnirt_error_info* omnirt_last_error(void);
+
+/** Stable upper-case name of a status ("NOT_SUPPORTED"). Never NULL. */
+OMNIRT_EXPORT const char* omnirt_status_name(omnirt_status status);
+
+/** Packed ABI version of this libomnirt.so (OMNIRT_MAKE_VERSION). */
+OMNIRT_EXPORT uint32_t omnirt_abi_version(void);
+
+/** Version string of this libomnirt.so build ("0.1.0"). Static. */
+OMNIRT_EXPORT const char* omnirt_library_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Host lifecycle.                                                          */
+/* ------------------------------------------------------------------------ */
+
+/** Skip OMNIRT_PLUGIN_PATH and OMNIRT_CONFIG (and other environment input). */
+#define OMNIRT_HOST_IGNORE_ENVIRONMENT (1u << 0)
+/** Skip the installed plugin directory. */
+#define OMNIRT_HOST_SKIP_INSTALLED_DIR (1u << 1)
+
+/** How to make a host. Every pointer is borrowed for the duration of create. */
+typedef struct omnirt_host_options {
+  /** sizeof(omnirt_host_options). */
+  size_t struct_size;
+  /**
+   * YAML configuration file, or NULL. When NULL, OMNIRT_CONFIG names one (if
+   * set and the environment is not ignored). A file that cannot be read or
+   * parsed fails omnirt_host_create with INVALID_ARGUMENT naming file and line.
+   */
+  const char* config_path;
+  /**
+   * Plugin files or directories searched first, in order. May be NULL when
+   * num_plugin_paths is 0.
+   */
+  const char* const* plugin_paths;
+  /** Length of plugin_paths. */
+  size_t num_plugin_paths;
+  /** OMNIRT_HOST_* flags. */
+  uint32_t flags;
+} omnirt_host_options;
+
+/**
+ * Creates a host and loads every plugin found (see the search order in the
+ * README). A plugin that fails to load never fails this call: it is recorded
+ * as a rejected candidate. `options` may be NULL (defaults). Fails only on bad
+ * options or a bad configuration file.
+ */
+OMNIRT_EXPORT omnirt_status omnirt_host_create(const omnirt_host_options* options,
+                                               omnirt_host** host);
+
+/** Destroys a host, its backends and unloads its plugins. Accepts NULL. */
+OMNIRT_EXPORT void omnirt_host_destroy(omnirt_host* host);
+
+/* ------------------------------------------------------------------------ */
+/* Discovery records.                                                       */
+/* ------------------------------------------------------------------------ */
+
+/** Where a candidate or search directory came from. */
+enum omnirt_path_source {
+  OMNIRT_SOURCE_API = 0,         /**< omnirt_host_options::plugin_paths */
+  OMNIRT_SOURCE_ENVIRONMENT = 1, /**< OMNIRT_PLUGIN_PATH */
+  OMNIRT_SOURCE_CONFIG = 2,      /**< plugin_dirs in the YAML config */
+  OMNIRT_SOURCE_INSTALLED = 3    /**< the installed plugin directory */
+};
+
+/** How far a candidate got while loading. Each stage implies the earlier ones. */
+enum omnirt_load_stage {
+  OMNIRT_STAGE_FOUND = 0,       /**< file found and passed the path checks */
+  OMNIRT_STAGE_DLOPEN = 1,      /**< dlopen succeeded */
+  OMNIRT_STAGE_ENTRY_SYMBOL = 2,/**< entry symbol resolved */
+  OMNIRT_STAGE_NEGOTIATE = 3,   /**< entry returned a vtable of a compatible version */
+  OMNIRT_STAGE_VALIDATE = 4,    /**< vtable size, slots and name valid; instance created */
+  OMNIRT_STAGE_AVAILABLE = 5    /**< is_available answered yes */
+};
+
+/** One directory in the search path (for `omnirt-probe --verbose`). */
+typedef struct omnirt_search_dir {
+  /** sizeof(omnirt_search_dir). */
+  size_t struct_size;
+  /** The directory or file as given. Owned by the host. */
+  const char* path;
+  /** An omnirt_path_source. */
+  int32_t source;
+  /** 1 if it was scanned, 0 if skipped. */
+  int32_t searched;
+  /** Why it was skipped, or what was found ("3 candidates"). Owned by the host. */
+  const char* note;
+} omnirt_search_dir;
+
+/** The diagnostic record of one candidate plugin file. */
+typedef struct omnirt_candidate {
+  /** sizeof(omnirt_candidate). */
+  size_t struct_size;
+  /** Path as found. Owned by the host. */
+  const char* path;
+  /** Real path after resolving links ("" if it could not be resolved). */
+  const char* real_path;
+  /** An omnirt_path_source. */
+  int32_t source;
+  /** Furthest omnirt_load_stage reached. */
+  int32_t stage;
+  /** 1 when the plugin was loaded and has a backend (available or not). */
+  int32_t loaded;
+  /** Status of the failure that stopped it, OK if loaded. */
+  omnirt_status status;
+  /** Why it stopped, or "" when loaded. Owned by the host. */
+  const char* reason;
+  /** Backend name from the vtable, or "" if not reached. */
+  const char* backend_name;
+  /** Packed ABI version the plugin answered with, or 0. */
+  uint32_t plugin_abi_version;
+  /** Nanoseconds spent on this candidate (dlopen to is_available). */
+  uint64_t load_time_ns;
+} omnirt_candidate;
+
+/** Number of candidate files the host looked at (loaded or rejected). */
+OMNIRT_EXPORT size_t omnirt_host_candidate_count(const omnirt_host* host);
+/** Fills *out for candidate `index` (caller sets out->struct_size). */
+OMNIRT_EXPORT omnirt_status omnirt_host_get_candidate(const omnirt_host* host,
+                                                      size_t index,
+                                                      omnirt_candidate* out);
+/** Number of entries in the search path. */
+OMNIRT_EXPORT size_t omnirt_host_search_dir_count(const omnirt_host* host);
+/** Fills *out for search-path entry `index` (caller sets out->struct_size). */
+OMNIRT_EXPORT omnirt_status omnirt_host_get_search_dir(const omnirt_host* host,
+                                                       size_t index,
+                                                       omnirt_search_dir* out);
+
+/* ------------------------------------------------------------------------ */
+/* Backends.                                                                */
+/* ------------------------------------------------------------------------ */
+
+/** Static facts about a loaded backend. */
+typedef struct omnirt_backend_info {
+  /** sizeof(omnirt_backend_info). */
+  size_t struct_size;
+  /** Backend name. Owned by the host. */
+  const char* name;
+  /** Plugin's version string. Owned by the host. */
+  const char* plugin_version;
+  /** Packed ABI version the plugin implements. */
+  uint32_t abi_version;
+  /** Path of the plugin file. Owned by the host. */
+  const char* path;
+  /** 1 if available here. */
+  int32_t available;
+  /** Why not available, or "". Owned by the host. */
+  const char* unavailable_reason;
+  /** Priority from configuration (higher is preferred by "auto"); default 0. */
+  int32_t priority;
+} omnirt_backend_info;
+
+/** Number of loaded backends (available or not), in selection order. */
+OMNIRT_EXPORT size_t omnirt_host_backend_count(const omnirt_host* host);
+/** Backend at `index` in [0, omnirt_host_backend_count). */
+OMNIRT_EXPORT omnirt_status omnirt_host_backend_at(const omnirt_host* host,
+                                                   size_t index,
+                                                   omnirt_backend** backend);
+/**
+ * Selects a backend. `name` NULL or "auto" picks the first available backend
+ * in selection order (priority, then name). An unknown name is NOT_FOUND; a
+ * name whose plugin was rejected returns the status and reason of its
+ * diagnostic record; an unavailable backend is UNAVAILABLE with its reason.
+ */
+OMNIRT_EXPORT omnirt_status omnirt_host_get_backend(omnirt_host* host,
+                                                    const char* name,
+                                                    omnirt_backend** backend);
+/** Facts about a backend (caller sets out->struct_size). */
+OMNIRT_EXPORT omnirt_status omnirt_backend_get_info(const omnirt_backend* backend,
+                                                    omnirt_backend_info* out);
+/** The backend's capabilities (caller sets caps->struct_size). */
+OMNIRT_EXPORT omnirt_status omnirt_get_capabilities(omnirt_backend* backend,
+                                                    omnirt_capabilities* caps);
+/** Number of devices. */
+OMNIRT_EXPORT omnirt_status omnirt_get_device_count(omnirt_backend* backend,
+                                                    int32_t* count);
+/** One device's description (caller sets info->struct_size). */
+OMNIRT_EXPORT omnirt_status omnirt_get_device_info(omnirt_backend* backend,
+                                                   int32_t device,
+                                                   omnirt_device_info* info);
+
+/* ------------------------------------------------------------------------ */
+/* Routed memory, stream and event calls. Each forwards to the backend's    */
+/* slot of the same name (see backend.h for semantics). An optional slot    */
+/* the backend lacks yields NOT_SUPPORTED naming backend and call.          */
+/* Streams, events and graphs belong to the backend that made them.         */
+/* ------------------------------------------------------------------------ */
+
+/** Device memory; see omnirt_backend_vtable::malloc_device. */
+OMNIRT_EXPORT omnirt_status omnirt_malloc(omnirt_backend* backend, int32_t device,
+                                          size_t size, void** ptr);
+/** Frees device memory. NULL is a no-op. */
+OMNIRT_EXPORT omnirt_status omnirt_free(omnirt_backend* backend, int32_t device,
+                                        void* ptr);
+/** Pinned host memory. */
+OMNIRT_EXPORT omnirt_status omnirt_malloc_host(omnirt_backend* backend, size_t size,
+                                               void** ptr);
+/** Frees pinned host memory. NULL is a no-op. */
+OMNIRT_EXPORT omnirt_status omnirt_free_host(omnirt_backend* backend, void* ptr);
+/** Stream-ordered allocation. */
+OMNIRT_EXPORT omnirt_status omnirt_malloc_async(omnirt_backend* backend, size_t size,
+                                                omnirt_stream* stream, void** ptr);
+/** Stream-ordered free. */
+OMNIRT_EXPORT omnirt_status omnirt_free_async(omnirt_backend* backend, void* ptr,
+                                              omnirt_stream* stream);
+/** Synchronous copy; `kind` is an omnirt_memcpy_kind. */
+OMNIRT_EXPORT omnirt_status omnirt_memcpy(omnirt_backend* backend, void* dst,
+                                          const void* src, size_t size,
+                                          int32_t kind);
+/** Asynchronous copy on `stream`. */
+OMNIRT_EXPORT omnirt_status omnirt_memcpy_async(omnirt_backend* backend, void* dst,
+                                                const void* src, size_t size,
+                                                int32_t kind, omnirt_stream* stream);
+/** Synchronous memset. */
+OMNIRT_EXPORT omnirt_status omnirt_memset(omnirt_backend* backend, void* ptr,
+                                          int32_t value, size_t size);
+/** Asynchronous memset on `stream`. */
+OMNIRT_EXPORT omnirt_status omnirt_memset_async(omnirt_backend* backend, void* ptr,
+                                                int32_t value, size_t size,
+                                                omnirt_stream* stream);
+/** Free and total device memory in bytes. */
+OMNIRT_EXPORT omnirt_status omnirt_mem_get_info(omnirt_backend* backend,
+                                                int32_t device, size_t* free_bytes,
+                                                size_t* total_bytes);
+/** Memory statistics in bytes (caller sets stats->struct_size). */
+OMNIRT_EXPORT omnirt_status omnirt_get_memory_stats(omnirt_backend* backend,
+                                                    int32_t device,
+                                                    omnirt_memory_stats* stats);
+/** Resets peak and counters. */
+OMNIRT_EXPORT omnirt_status omnirt_reset_memory_stats(omnirt_backend* backend,
+                                                      int32_t device);
+/** Waits for all work on a device. */
+OMNIRT_EXPORT omnirt_status omnirt_device_synchronize(omnirt_backend* backend,
+                                                      int32_t device);
+/** Creates a stream. */
+OMNIRT_EXPORT omnirt_status omnirt_stream_create(omnirt_backend* backend,
+                                                 int32_t device,
+                                                 omnirt_stream** stream);
+/** Destroys a stream after its work completes. NULL is a no-op. */
+OMNIRT_EXPORT omnirt_status omnirt_stream_destroy(omnirt_backend* backend,
+                                                  omnirt_stream* stream);
+/** Waits for a stream's work. */
+OMNIRT_EXPORT omnirt_status omnirt_stream_synchronize(omnirt_backend* backend,
+                                                      omnirt_stream* stream);
+/** OK if idle, NOT_READY if busy. */
+OMNIRT_EXPORT omnirt_status omnirt_stream_query(omnirt_backend* backend,
+                                                omnirt_stream* stream);
+/** Makes later work on `stream` wait for `event`. */
+OMNIRT_EXPORT omnirt_status omnirt_stream_wait_event(omnirt_backend* backend,
+                                                     omnirt_stream* stream,
+                                                     omnirt_event* event);
+/** Creates an event. */
+OMNIRT_EXPORT omnirt_status omnirt_event_create(omnirt_backend* backend,
+                                                int32_t device,
+                                                omnirt_event** event);
+/** Destroys an event. NULL is a no-op. */
+OMNIRT_EXPORT omnirt_status omnirt_event_destroy(omnirt_backend* backend,
+                                                 omnirt_event* event);
+/** Records an event on a stream. */
+OMNIRT_EXPORT omnirt_status omnirt_event_record(omnirt_backend* backend,
+                                                omnirt_event* event,
+                                                omnirt_stream* stream);
+/** OK if complete, NOT_READY if not. */
+OMNIRT_EXPORT omnirt_status omnirt_event_query(omnirt_backend* backend,
+                                               omnirt_event* event);
+/** Waits for an event. */
+OMNIRT_EXPORT omnirt_status omnirt_event_synchronize(omnirt_backend* backend,
+                                                     omnirt_event* event);
+/** Milliseconds between two completed events. */
+OMNIRT_EXPORT omnirt_status omnirt_event_elapsed_time(omnirt_backend* backend,
+                                                      omnirt_event* start,
+                                                      omnirt_event* end,
+                                                      float* milliseconds);
+/** Starts capturing work enqueued on `stream`. */
+OMNIRT_EXPORT omnirt_status omnirt_stream_begin_capture(omnirt_backend* backend,
+                                                        omnirt_stream* stream);
+/** Ends a capture, returning the graph. */
+OMNIRT_EXPORT omnirt_status omnirt_stream_end_capture(omnirt_backend* backend,
+                                                      omnirt_stream* stream,
+                                                      omnirt_graph** graph);
+/** Enqueues a captured graph on `stream`. */
+OMNIRT_EXPORT omnirt_status omnirt_graph_launch(omnirt_backend* backend,
+                                                omnirt_graph* graph,
+                                                omnirt_stream* stream);
+/** Destroys a graph. NULL is a no-op. */
+OMNIRT_EXPORT omnirt_status omnirt_graph_destroy(omnirt_backend* backend,
+                                                 omnirt_graph* graph);
+
+OMNIRT_EXTERN_C_END
+
+#endif /* OMNIRT_HOST_H_ */
