@@ -5,7 +5,7 @@
  * Every struct that crosses the ABI starts with `size_t struct_size`, which the
  * writer of the struct sets to sizeof() as it knows it. Fields are only ever
  * appended; the layouts of 1.0 are frozen by static_asserts in
- * abi/tests/layout_test.c. A reader uses only the fields that lie inside both
+ * tests/abi/layout_test.c. A reader uses only the fields that lie inside both
  * its own sizeof() and the struct_size it was handed.
  *
  * Tensors cross as DLPack (DLTensor / DLManagedTensor, DLPack >= 0.6).
