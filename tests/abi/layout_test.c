@@ -136,6 +136,18 @@ OMNIRT_FROZEN(omnirt_backend_vtable, executable_destroy, 328);
 OMNIRT_FROZEN(omnirt_backend_vtable, list_op_sets, 336);
 OMNIRT_FROZEN(omnirt_backend_vtable, list_ops, 344);
 OMNIRT_FROZEN(omnirt_backend_vtable, op_run, 352);
+OMNIRT_FROZEN_SIZE(omnirt_wrap_options, 32);
+OMNIRT_FROZEN(omnirt_wrap_options, device, 8);
+OMNIRT_FROZEN(omnirt_wrap_options, flags, 12);
+OMNIRT_FROZEN(omnirt_wrap_options, attrs, 16);
+OMNIRT_FROZEN(omnirt_wrap_options, num_attrs, 24);
+OMNIRT_FROZEN_SIZE(omnirt_attempt, 40);
+OMNIRT_FROZEN(omnirt_attempt, tier, 8);
+OMNIRT_FROZEN(omnirt_attempt, ok, 12);
+OMNIRT_FROZEN(omnirt_attempt, selected, 16);
+OMNIRT_FROZEN(omnirt_attempt, status, 20);
+OMNIRT_FROZEN(omnirt_attempt, reason, 24);
+OMNIRT_FROZEN(omnirt_attempt, elapsed_ns, 32);
 #endif
 
 int main(void) { return 0; }

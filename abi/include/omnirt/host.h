@@ -335,6 +335,179 @@ OMNIRT_EXPORT omnirt_status omnirt_graph_launch(omnirt_backend* backend,
 OMNIRT_EXPORT omnirt_status omnirt_graph_destroy(omnirt_backend* backend,
                                                  omnirt_graph* graph);
 
+/* ------------------------------------------------------------------------ */
+/* Modules: wrap_module with the compile -> override -> eager chain.        */
+/* ------------------------------------------------------------------------ */
+
+/** A wrapped module: the tier that was selected, ready to run. */
+typedef struct omnirt_module omnirt_module;
+/**
+ * A run report: the timeline of wrap_module calls, stage timings, memory
+ * statistics, outputs and errors of one run, rendered as JSON on demand.
+ */
+typedef struct omnirt_report omnirt_report;
+
+/**
+ * A hand-written kernel an embedder registers as the override tier for a tag.
+ * Same contract as omnirt_backend_vtable::executable_run: reads `inputs`
+ * (borrowed), writes up to output_capacity owned tensors into `outputs`
+ * (released by the caller through their deleters) and their count into
+ * *num_outputs. `user_data` is the pointer given at registration. Must be
+ * thread-safe and must not throw.
+ */
+typedef omnirt_status (*omnirt_override_fn)(void* user_data, const DLTensor* inputs,
+                                            size_t num_inputs, DLManagedTensor** outputs,
+                                            size_t output_capacity, size_t* num_outputs);
+
+/**
+ * Registers `fn` as the override tier of `backend` for modules wrapped with
+ * `tag`. An embedder override takes precedence over a named op of the same
+ * name. ALREADY_EXISTS if the tag already has an embedder override.
+ */
+OMNIRT_EXPORT omnirt_status omnirt_register_override(omnirt_backend* backend,
+                                                     const char* tag,
+                                                     omnirt_override_fn fn,
+                                                     void* user_data);
+/** Removes an embedder override. NOT_FOUND if there is none for `tag`. */
+OMNIRT_EXPORT omnirt_status omnirt_unregister_override(omnirt_backend* backend,
+                                                       const char* tag);
+
+/** Skip the compile tier for this call (like OMNIRT_DISABLE_COMPILE=1). */
+#define OMNIRT_WRAP_DISABLE_COMPILE (1u << 0)
+
+/** Options of omnirt_wrap_module. Pointers are borrowed for the call. */
+typedef struct omnirt_wrap_options {
+  /** sizeof(omnirt_wrap_options). */
+  size_t struct_size;
+  /** Device the module runs on. */
+  int32_t device;
+  /** OMNIRT_WRAP_* flags. */
+  uint32_t flags;
+  /**
+   * Attributes passed to a named op when it serves as the override tier
+   * (e.g. "eps"). May be NULL when num_attrs is 0.
+   */
+  const omnirt_op_attr* attrs;
+  /** Length of attrs. */
+  size_t num_attrs;
+} omnirt_wrap_options;
+
+/** One attempt of the fallback chain, as recorded in the timeline. */
+typedef struct omnirt_attempt {
+  /** sizeof(omnirt_attempt). */
+  size_t struct_size;
+  /** The omnirt_tier tried. */
+  int32_t tier;
+  /** 1 if the tier produced a runnable module. */
+  int32_t ok;
+  /** 1 for the one attempt whose result the module uses. */
+  int32_t selected;
+  /** Status of the attempt (OK when ok). */
+  omnirt_status status;
+  /** Why it failed or was skipped, or "". Owned by the module. */
+  const char* reason;
+  /** Wall time of the attempt in nanoseconds. */
+  uint64_t elapsed_ns;
+} omnirt_attempt;
+
+/**
+ * Wraps a module on `backend`: tries the tiers in the policy order for `tag`
+ * (configuration `wrap_module.policies`, default compile -> override ->
+ * eager; compile skipped when disabled by config, OMNIRT_DISABLE_COMPILE=1 or
+ * OMNIRT_WRAP_DISABLE_COMPILE) and keeps the first that succeeds. Every
+ * attempt is timed and recorded; exactly one is selected. The override tier
+ * is the embedder's override for `tag`, else the named op `tag` (the
+ * backend's own kernel, else the base implementation). When every tier
+ * fails, returns the last failure with a message listing every attempt, and
+ * still appends the timeline entry to `report`. `tag` may be NULL ("" tag:
+ * no override). `options` and `report` may be NULL.
+ */
+OMNIRT_EXPORT omnirt_status omnirt_wrap_module(omnirt_backend* backend,
+                                               const omnirt_module_source* source,
+                                               const char* tag,
+                                               const omnirt_wrap_options* options,
+                                               omnirt_report* report,
+                                               omnirt_module** module);
+/** Destroys a wrapped module. Accepts NULL. */
+OMNIRT_EXPORT void omnirt_module_destroy(omnirt_module* module);
+/** Number of attempts in the module's timeline entry. */
+OMNIRT_EXPORT size_t omnirt_module_attempt_count(const omnirt_module* module);
+/** Attempt `index` of the module's timeline entry (caller sets out->struct_size). */
+OMNIRT_EXPORT omnirt_status omnirt_module_get_attempt(const omnirt_module* module,
+                                                      size_t index,
+                                                      omnirt_attempt* out);
+/**
+ * Runs a wrapped module; same contract as omnirt_backend_vtable::executable_run
+ * (owned outputs, OUT_OF_RANGE when output_capacity is too small). Inputs are
+ * validated (device, dtype, shape) with INVALID_ARGUMENT naming the input,
+ * the expected and the actual value. `stream` and `report` may be NULL; with a
+ * report, the run's time, outputs summary and any error are recorded.
+ * Safe to call concurrently on one module.
+ */
+OMNIRT_EXPORT omnirt_status omnirt_module_run(omnirt_module* module,
+                                              const DLTensor* inputs, size_t num_inputs,
+                                              omnirt_stream* stream,
+                                              DLManagedTensor** outputs,
+                                              size_t output_capacity, size_t* num_outputs,
+                                              omnirt_report* report);
+
+/* ------------------------------------------------------------------------ */
+/* Named ops.                                                               */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Runs named op `name` on `backend`: the backend's own kernel if it has one,
+ * else the base implementation (the cpu backend's reference kernels, for
+ * tensors in host memory), else NOT_SUPPORTED naming backend and op. Outputs
+ * are caller-allocated. `attrs` may be NULL; `stream` may be NULL.
+ */
+OMNIRT_EXPORT omnirt_status omnirt_op_run(omnirt_backend* backend, const char* name,
+                                          const DLTensor* inputs, size_t num_inputs,
+                                          DLTensor* outputs, size_t num_outputs,
+                                          const omnirt_op_attr* attrs, size_t num_attrs,
+                                          omnirt_stream* stream);
+/**
+ * Which backend would run op `name` for `backend`: *implementer is `backend`
+ * itself, the base backend, or NULL with NOT_SUPPORTED.
+ */
+OMNIRT_EXPORT omnirt_status omnirt_op_resolve(omnirt_backend* backend, const char* name,
+                                              omnirt_backend** implementer);
+/**
+ * Names of the ops `backend` overrides (implements itself and the base also
+ * has). Writes up to `capacity` names (owned by the host, valid as long as the
+ * host) and the total into *count.
+ */
+OMNIRT_EXPORT omnirt_status omnirt_list_overridden_ops(omnirt_backend* backend,
+                                                       const char** names,
+                                                       size_t capacity, size_t* count);
+
+/* ------------------------------------------------------------------------ */
+/* Run reports.                                                             */
+/* ------------------------------------------------------------------------ */
+
+/** Creates an empty report for runs on `backend`; `run_id` NULL makes one up. */
+OMNIRT_EXPORT omnirt_status omnirt_report_create(omnirt_backend* backend,
+                                                 const char* run_id,
+                                                 omnirt_report** report);
+/** Destroys a report. Accepts NULL. */
+OMNIRT_EXPORT void omnirt_report_destroy(omnirt_report* report);
+/** Adds an embedder-measured stage ("preprocess", 1.25 ms) to the report. */
+OMNIRT_EXPORT omnirt_status omnirt_report_add_stage(omnirt_report* report,
+                                                    const char* name,
+                                                    double milliseconds);
+/** Records an error in the report (also done by calls that fail with it). */
+OMNIRT_EXPORT omnirt_status omnirt_report_add_error(omnirt_report* report,
+                                                    omnirt_status status,
+                                                    const char* message);
+/**
+ * Renders the report as JSON (with "schema_version"), sampling the backend's
+ * memory statistics now. *json is NUL-terminated, owned by the caller and
+ * released with omnirt_string_free.
+ */
+OMNIRT_EXPORT omnirt_status omnirt_report_to_json(omnirt_report* report, char** json);
+/** Frees a string returned by the library. Accepts NULL. */
+OMNIRT_EXPORT void omnirt_string_free(char* str);
+
 OMNIRT_EXTERN_C_END
 
 #endif /* OMNIRT_HOST_H_ */
