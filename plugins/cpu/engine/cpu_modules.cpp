@@ -1,0 +1,115 @@
+#include "cpu_modules.h"
+
+#include <charconv>
+#include <cstring>
+#include <thread>
+
+namespace omnirt::cpu {
+namespace {
+
+constexpr const char* kFormat = "torchscript";
+const char* const kFormats[] = {kFormat};
+constexpr int32_t kMaxThreads = 4096;
+constexpr size_t kMessageCapacity = 2048;
+
+int32_t threads_option(const plugin::Options& options) {
+  const std::string text = options.get("threads");
+  if (text.empty()) {
+    const unsigned cores = std::thread::hardware_concurrency();
+    return cores > 0 ? static_cast<int32_t>(cores) : 1;
+  }
+  int32_t threads = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), threads);
+  if (error != std::errc() || end != text.data() + text.size() || threads < 1 ||
+      threads > kMaxThreads) {
+    plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT, "cpu: option threads must be an integer in 1.." +
+                                                     std::to_string(kMaxThreads) + ", got '" +
+                                                     text + "'");
+  }
+  return threads;
+}
+
+// Turns an engine call's result into the plugin's error.
+void check(omnirt_status status, const char* message) {
+  if (status != OMNIRT_STATUS_OK) plugin::fail(status, std::string("cpu: ") + message);
+}
+
+}  // namespace
+
+// A loaded module; the registry's shared ownership keeps it alive for a run
+// that races with its destroy.
+struct CpuExecutable {
+  const omnirt_cpu_engine_api& engine;
+  omnirt_cpu_engine_module* const module;
+
+  CpuExecutable(const omnirt_cpu_engine_api& e, omnirt_cpu_engine_module* m) : engine(e), module(m) {}
+  ~CpuExecutable() { engine.destroy(module); }
+  CpuExecutable(const CpuExecutable&) = delete;
+  CpuExecutable& operator=(const CpuExecutable&) = delete;
+};
+
+CpuModules::CpuModules(const plugin::Options& options) : threads_(threads_option(options)) {}
+
+void CpuModules::describe(omnirt_capabilities& caps) const {
+  if (!library_.usable()) return;
+  caps.features |= OMNIRT_FEATURE_MODULES | OMNIRT_FEATURE_COMPILE;
+  caps.module_formats = kFormats;
+  caps.num_module_formats = 1;
+}
+
+const omnirt_cpu_engine_api& CpuModules::engine() {
+  const omnirt_cpu_engine_api& api = library_.api();
+  std::call_once(threads_applied_, [&] {
+    char message[kMessageCapacity] = "";
+    const omnirt_status status = api.configure_threads(threads_, message, sizeof message);
+    // libtorch's thread count is per process: another instance set it first.
+    if (status == OMNIRT_STATUS_ALREADY_EXISTS) {
+      plugin::log(OMNIRT_LOG_WARN, std::string("option threads: ") + message);
+    } else {
+      check(status, message);
+    }
+  });
+  return api;
+}
+
+omnirt_executable* CpuModules::load(const omnirt_module_source& source, int32_t tier) {
+  if (source.struct_size < sizeof(omnirt_module_source) || source.format == nullptr) {
+    plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT,
+                 "cpu: module source needs struct_size >= " +
+                     std::to_string(sizeof(omnirt_module_source)) + " and a format");
+  }
+  if (std::strcmp(source.format, kFormat) != 0) {
+    plugin::fail(OMNIRT_STATUS_NOT_SUPPORTED, std::string("cpu: module format '") + source.format +
+                                                  "' is not supported (supported: " + kFormat +
+                                                  ")");
+  }
+  if ((source.data == nullptr) == (source.path == nullptr)) {
+    plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT,
+                 "cpu: a module source sets exactly one of data and path");
+  }
+  const omnirt_cpu_engine_api& api = engine();
+  omnirt_cpu_engine_module* module = nullptr;
+  char message[kMessageCapacity] = "";
+  check(api.load(source.data, source.size, source.path, tier, &module, message, sizeof message),
+        message);
+  return executables_.add(std::make_shared<CpuExecutable>(api, module));
+}
+
+void CpuModules::run(omnirt_executable* executable, const DLTensor* inputs, size_t num_inputs,
+                     DLManagedTensor** outputs, size_t output_capacity, size_t* num_outputs) {
+  const auto exe = executables_.find(executable);
+  if ((num_inputs > 0 && inputs == nullptr) || (output_capacity > 0 && outputs == nullptr)) {
+    plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT, "cpu: inputs or outputs is NULL");
+  }
+  char message[kMessageCapacity];  // written by the engine on failure only
+  message[0] = '\0';
+  check(exe->engine.run(exe->module, inputs, num_inputs, outputs, output_capacity, num_outputs,
+                        message, sizeof message),
+        message);
+}
+
+void CpuModules::destroy(omnirt_executable* executable) {
+  if (executable != nullptr) executables_.remove(executable);
+}
+
+}  // namespace omnirt::cpu

@@ -1,0 +1,86 @@
+/*
+ * The C interface between the cpu plugin and its TorchScript engine,
+ * libomnirt_cpu_engine.so.
+ *
+ * The engine is a separate library so that the plugin links no libtorch:
+ * probing stays fast, and the plugin dlopens the engine from its own folder on
+ * the first module use only. Everything crosses as C (the engine and the
+ * plugin may be built by different compilers), exceptions never do.
+ *
+ * Errors: a function that fails returns a non-OK omnirt_status and writes a
+ * NUL-terminated message into `message` (capacity bytes, truncating).
+ * Thread-safety: every function may be called from any thread, concurrently;
+ * `run` concurrently on one module too.
+ */
+#ifndef OMNIRT_CPU_ENGINE_API_H_
+#define OMNIRT_CPU_ENGINE_API_H_
+
+#include "omnirt/types.h"
+
+OMNIRT_EXTERN_C_BEGIN
+
+/** File name of the engine, looked up next to the plugin. */
+#define OMNIRT_CPU_ENGINE_FILE "libomnirt_cpu_engine.so"
+/** The one symbol the engine exports; of type omnirt_cpu_engine_get_fn. */
+#define OMNIRT_CPU_ENGINE_SYMBOL "omnirt_cpu_engine_get"
+/** Version of this table; bumped on any change the plugin must know about. */
+#define OMNIRT_CPU_ENGINE_API_VERSION 1
+
+/** A TorchScript module loaded and prepared for one tier. Owned by the engine. */
+typedef struct omnirt_cpu_engine_module omnirt_cpu_engine_module;
+
+typedef struct omnirt_cpu_engine_api {
+  /** sizeof(omnirt_cpu_engine_api) as the engine was compiled. */
+  size_t struct_size;
+  /** OMNIRT_CPU_ENGINE_API_VERSION the engine implements. */
+  uint32_t api_version;
+  /** "libtorch <version>". Static string. */
+  const char* engine_version;
+
+  /**
+   * Sets libtorch's intra-op thread count, and its inter-op count unless the
+   * embedder already started libtorch's inter-op pool, to `threads` (> 0).
+   * Both are per process: the first call applies them; a later call with the
+   * same count is OK, one with another count changes nothing and returns
+   * ALREADY_EXISTS naming the count in force.
+   */
+  omnirt_status (*configure_threads)(int32_t threads, char* message,
+                                     size_t capacity);
+
+  /**
+   * Loads a TorchScript module from `size` bytes at `data` (borrowed for the
+   * call), or from the file `path` when data is NULL, and prepares it for
+   * `tier`: OMNIRT_TIER_COMPILE (eval + freeze + optimize_for_inference) or
+   * OMNIRT_TIER_EAGER (eval). Missing file: NOT_FOUND; bytes or file that are
+   * not a TorchScript archive: INVALID_ARGUMENT. On success *out is a module
+   * to release with destroy.
+   */
+  omnirt_status (*load)(const void* data, size_t size, const char* path,
+                        int32_t tier, omnirt_cpu_engine_module** out,
+                        char* message, size_t capacity);
+
+  /**
+   * Runs forward on `num_inputs` CPU tensors (borrowed, not copied; a module
+   * that writes into its inputs writes into the caller's memory). Outputs are
+   * the returned tensor, or the tensors of a returned tuple/list flattened in
+   * order, each owned by the caller (release with its deleter; the deleters
+   * stay valid after the module is destroyed). If there are more than
+   * `output_capacity`, returns OUT_OF_RANGE with *num_outputs set to the
+   * number needed and writes none. A wrong input is INVALID_ARGUMENT naming
+   * the input, the expected and the actual value.
+   */
+  omnirt_status (*run)(omnirt_cpu_engine_module* module, const DLTensor* inputs,
+                       size_t num_inputs, DLManagedTensor** outputs,
+                       size_t output_capacity, size_t* num_outputs,
+                       char* message, size_t capacity);
+
+  /** Releases a module. NULL is a no-op. */
+  void (*destroy)(omnirt_cpu_engine_module* module);
+} omnirt_cpu_engine_api;
+
+/** Returns the engine's table (static storage, never NULL). */
+typedef const omnirt_cpu_engine_api* (*omnirt_cpu_engine_get_fn)(void);
+
+OMNIRT_EXTERN_C_END
+
+#endif /* OMNIRT_CPU_ENGINE_API_H_ */
