@@ -1,0 +1,186 @@
+#include "cuda_backend.h"
+
+#include "cuda_device.h"
+#include "cuda_status.h"
+#include "cuda_stream.h"
+#include "omnirt_plugin_common/options.h"
+
+#ifndef OMNIRT_CUDA_PLUGIN_VERSION
+#define OMNIRT_CUDA_PLUGIN_VERSION "0.0.0"
+#endif
+
+namespace omnirt::cuda {
+namespace {
+
+using plugin::fail;
+
+std::string allocator_option(const omnirt_backend_create_args& args) {
+  plugin_common::check_option_keys(args, "cuda", {"allocator"});
+  std::string kind = plugin::Options(args).get("allocator", "caching");
+  if (kind != "caching" && kind != "async" && kind != "plain") {
+    fail(OMNIRT_STATUS_INVALID_ARGUMENT,
+         "cuda: option allocator: '" + kind + "' is not one of caching, async, plain");
+  }
+  return kind;
+}
+
+void check_kind(int32_t kind) {
+  if (kind < OMNIRT_MEMCPY_HOST_TO_HOST || kind > OMNIRT_MEMCPY_DEVICE_TO_DEVICE) {
+    fail(OMNIRT_STATUS_INVALID_ARGUMENT,
+         "kind: " + std::to_string(kind) + " is not an omnirt_memcpy_kind");
+  }
+}
+
+// The pointer whose device a copy runs on: the device side of the copy.
+const void* device_side(void* dst, const void* src, int32_t kind) {
+  return kind == OMNIRT_MEMCPY_DEVICE_TO_HOST ? src : dst;
+}
+
+}  // namespace
+
+CudaBackend::CudaBackend(const omnirt_backend_create_args& args)
+    : allocator_kind_(allocator_option(args)) {}
+
+CudaBackend::~CudaBackend() = default;  // allocators return their memory on their own device
+
+plugin::Availability CudaBackend::is_available() { return runtime_.availability(); }
+
+void CudaBackend::capabilities(omnirt_capabilities& caps) {
+  caps.dl_device_type = kDLCUDA;
+  caps.device_count = runtime_.known_device_count();  // no loading here (rule 4)
+  caps.features =
+      OMNIRT_FEATURE_HOST_ALLOC | OMNIRT_FEATURE_ASYNC_COPY | OMNIRT_FEATURE_STREAM_ORDERED_ALLOC |
+      OMNIRT_FEATURE_STREAMS | OMNIRT_FEATURE_EVENTS | OMNIRT_FEATURE_EVENT_TIMING |
+      OMNIRT_FEATURE_STREAM_WAIT_EVENT | OMNIRT_FEATURE_MEM_INFO | OMNIRT_FEATURE_MEMORY_STATS |
+      OMNIRT_FEATURE_GRAPH_CAPTURE | OMNIRT_FEATURE_NAMED_OPS | OMNIRT_FEATURE_PEER_COPY;
+  if (engine_.present()) caps.features |= OMNIRT_FEATURE_MODULES | OMNIRT_FEATURE_COMPILE;
+  caps.dtypes =
+      (1ull << OMNIRT_DTYPE_F32) | (1ull << OMNIRT_DTYPE_F16) | (1ull << OMNIRT_DTYPE_BF16);
+  caps.vendor = "nvidia";
+  engine_.formats(&caps.module_formats, &caps.num_module_formats);
+}
+
+int32_t CudaBackend::device_count() { return runtime_.device_count(); }
+
+int CudaBackend::checked_device(int32_t device) {
+  const int count = runtime_.device_count();
+  if (count == 0) cuda();  // throws the reason CUDA cannot run here
+  if (device < 0 || device >= count) {
+    fail(OMNIRT_STATUS_OUT_OF_RANGE,
+         "device: " + std::to_string(device) + " is not in [0, " + std::to_string(count) + ")");
+  }
+  return device;
+}
+
+void CudaBackend::device_info(int32_t device, omnirt_device_info& info) {
+  describe_device(cuda(), checked_device(device), info);
+}
+
+DeviceAllocator& CudaBackend::allocator(int device) {
+  std::call_once(allocators_once_, [this] {
+    for (int d = 0; d < runtime_.device_count(); ++d) {
+      allocators_.push_back(make_allocator(allocator_kind_, cuda(), d));
+    }
+  });
+  return *allocators_[size_t(device)];
+}
+
+int CudaBackend::device_for(const void* ptr) {
+  if (runtime_.device_count() == 1) return 0;  // skips a pointer query per call
+  const int device = device_of_pointer(cuda(), ptr);
+  if (device >= 0) return device;
+  int current = 0;
+  OMNIRT_CUDA_CALL(cuda(), cudaGetDevice, &current);
+  return current;
+}
+
+void* CudaBackend::malloc_device(int32_t device, size_t size) {
+  return allocator(checked_device(device)).allocate(size, nullptr);
+}
+
+void CudaBackend::free_device(int32_t device, void* ptr) {
+  if (ptr != nullptr) allocator(checked_device(device)).free(ptr, nullptr);
+}
+
+void* CudaBackend::malloc_host(size_t size) {
+  if (size == 0) return nullptr;
+  void* ptr = nullptr;
+  const cudaError_t status = cuda().cudaHostAlloc(&ptr, size, cudaHostAllocPortable);
+  if (status == cudaErrorMemoryAllocation) {
+    cuda().cudaGetLastError();
+    fail(OMNIRT_STATUS_OUT_OF_MEMORY,
+         "cuda: cannot pin " + std::to_string(size) + " bytes of host memory", int64_t(status));
+  }
+  check(cuda(), status, "cudaHostAlloc");
+  return ptr;
+}
+
+void CudaBackend::free_host(void* ptr) {
+  if (ptr != nullptr) OMNIRT_CUDA_CALL(cuda(), cudaFreeHost, ptr);
+}
+
+void* CudaBackend::malloc_async(size_t size, omnirt_stream* stream) {
+  if (stream == nullptr) fail(OMNIRT_STATUS_INVALID_ARGUMENT, "stream: NULL");
+  const Stream& s = *stream_of(stream);
+  return allocator(s.device).allocate(size, s.handle);
+}
+
+void CudaBackend::free_async(void* ptr, omnirt_stream* stream) {
+  if (stream == nullptr) fail(OMNIRT_STATUS_INVALID_ARGUMENT, "stream: NULL");
+  if (ptr == nullptr) return;
+  const Stream& s = *stream_of(stream);
+  allocator(s.device).free(ptr, s.handle);
+}
+
+void CudaBackend::memcpy_sync(void* dst, const void* src, size_t size, int32_t kind) {
+  check_kind(kind);
+  if (size == 0) return;
+  DeviceGuard guard(cuda(), device_for(device_side(dst, src, kind)));
+  OMNIRT_CUDA_CALL(cuda(), cudaMemcpy, dst, src, size, cudaMemcpyKind(kind));
+}
+
+void CudaBackend::memset_sync(void* ptr, int32_t value, size_t size) {
+  if (size == 0) return;
+  DeviceGuard guard(cuda(), device_for(ptr));
+  OMNIRT_CUDA_CALL(cuda(), cudaMemset, ptr, value, size);
+}
+
+void CudaBackend::memcpy_async(void* dst, const void* src, size_t size, int32_t kind,
+                               omnirt_stream* stream) {
+  check_kind(kind);
+  if (size == 0) return;
+  const int device =
+      stream != nullptr ? stream_of(stream)->device : device_for(device_side(dst, src, kind));
+  DeviceGuard guard(cuda(), device);
+  OMNIRT_CUDA_CALL(cuda(), cudaMemcpyAsync, dst, src, size, cudaMemcpyKind(kind),
+                   cuda_stream(stream));
+}
+
+void CudaBackend::memset_async(void* ptr, int32_t value, size_t size, omnirt_stream* stream) {
+  if (size == 0) return;
+  const int device = stream != nullptr ? stream_of(stream)->device : device_for(ptr);
+  DeviceGuard guard(cuda(), device);
+  OMNIRT_CUDA_CALL(cuda(), cudaMemsetAsync, ptr, value, size, cuda_stream(stream));
+}
+
+void CudaBackend::mem_get_info(int32_t device, size_t& free_bytes, size_t& total_bytes) {
+  DeviceGuard guard(cuda(), checked_device(device));
+  OMNIRT_CUDA_CALL(cuda(), cudaMemGetInfo, &free_bytes, &total_bytes);
+}
+
+void CudaBackend::memory_stats(int32_t device, omnirt_memory_stats& stats) {
+  allocator(checked_device(device)).stats(stats);
+}
+
+void CudaBackend::reset_memory_stats(int32_t device) {
+  allocator(checked_device(device)).reset_stats();
+}
+
+void CudaBackend::device_synchronize(int32_t device) {
+  DeviceGuard guard(cuda(), checked_device(device));
+  OMNIRT_CUDA_CALL(cuda(), cudaDeviceSynchronize);
+}
+
+}  // namespace omnirt::cuda
+
+OMNIRT_DEFINE_BACKEND(omnirt::cuda::CudaBackend, "cuda", OMNIRT_CUDA_PLUGIN_VERSION)

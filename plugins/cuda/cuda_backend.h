@@ -1,0 +1,105 @@
+// The cuda backend: CUDA devices through a lazily loaded libcudart (see
+// cuda_symbols.h), device memory behind a selectable allocator, real streams,
+// events and graphs, hand-written kernels for the omnirt.nn ops and a
+// TorchScript engine on a CUDA libtorch. omnirt/cpp/plugin.hpp turns this
+// class into the C vtable: each public method named after a slot fills it.
+//
+// Options (config: backends.cuda.options): allocator = caching | async | plain.
+#ifndef OMNIRT_PLUGINS_CUDA_CUDA_BACKEND_H_
+#define OMNIRT_PLUGINS_CUDA_CUDA_BACKEND_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cuda_engine.h"
+#include "cuda_kernels.h"
+#include "cuda_memory.h"
+#include "cuda_runtime.h"
+#include "omnirt/cpp/plugin.hpp"
+
+namespace omnirt::cuda {
+
+class CudaBackend {
+ public:
+  explicit CudaBackend(const omnirt_backend_create_args& args);
+  ~CudaBackend();
+
+  // Discovery (cuda_backend.cpp).
+  plugin::Availability is_available();
+  void capabilities(omnirt_capabilities& caps);
+  int32_t device_count();
+  void device_info(int32_t device, omnirt_device_info& info);
+
+  // Memory (cuda_backend.cpp).
+  void* malloc_device(int32_t device, size_t size);
+  void free_device(int32_t device, void* ptr);
+  void* malloc_host(size_t size);
+  void free_host(void* ptr);
+  void* malloc_async(size_t size, omnirt_stream* stream);
+  void free_async(void* ptr, omnirt_stream* stream);
+  void memcpy_sync(void* dst, const void* src, size_t size, int32_t kind);
+  void memset_sync(void* ptr, int32_t value, size_t size);
+  void memcpy_async(void* dst, const void* src, size_t size, int32_t kind,
+                    omnirt_stream* stream);
+  void memset_async(void* ptr, int32_t value, size_t size, omnirt_stream* stream);
+  void mem_get_info(int32_t device, size_t& free_bytes, size_t& total_bytes);
+  void memory_stats(int32_t device, omnirt_memory_stats& stats);
+  void reset_memory_stats(int32_t device);
+  void device_synchronize(int32_t device);
+
+  // Streams, events, graph capture (cuda_stream.cpp).
+  omnirt_stream* stream_create(int32_t device);
+  void stream_destroy(omnirt_stream* stream);
+  void stream_synchronize(omnirt_stream* stream);
+  bool stream_query(omnirt_stream* stream);
+  void stream_wait_event(omnirt_stream* stream, omnirt_event* event);
+  omnirt_event* event_create(int32_t device);
+  void event_destroy(omnirt_event* event);
+  void event_record(omnirt_event* event, omnirt_stream* stream);
+  bool event_query(omnirt_event* event);
+  void event_synchronize(omnirt_event* event);
+  float event_elapsed_time(omnirt_event* start, omnirt_event* end);
+  void stream_begin_capture(omnirt_stream* stream);
+  omnirt_graph* stream_end_capture(omnirt_stream* stream);
+  void graph_launch(omnirt_graph* graph, omnirt_stream* stream);
+  void graph_destroy(omnirt_graph* graph);
+
+  // Modules (cuda_engine.cpp).
+  omnirt_executable* module_load(int32_t device, const omnirt_module_source& source,
+                                 int32_t tier, const char* tag);
+  void executable_run(omnirt_executable* executable, const DLTensor* inputs, size_t num_inputs,
+                      omnirt_stream* stream, DLManagedTensor** outputs, size_t output_capacity,
+                      size_t* num_outputs);
+  void executable_destroy(omnirt_executable* executable);
+
+  // Named ops (cuda_kernels.cpp).
+  void list_op_sets(const omnirt_op_set** sets, size_t* count);
+  void list_ops(const omnirt_op_decl** ops, size_t* count);
+  void op_run(const char* name, const DLTensor* inputs, size_t num_inputs, DLTensor* outputs,
+              size_t num_outputs, const omnirt_op_attr* attrs, size_t num_attrs,
+              omnirt_stream* stream);
+
+ private:
+  // The loaded runtime; throws UNAVAILABLE when CUDA cannot run here.
+  const Symbols& cuda() { return runtime_.get(); }
+  // `device` checked against the device count (OUT_OF_RANGE otherwise).
+  int checked_device(int32_t device);
+  DeviceAllocator& allocator(int device);
+  // The device a copy or memset touches: where its device pointer lives.
+  int device_for(const void* ptr);
+
+  const std::string allocator_kind_;
+  Runtime runtime_;
+  std::once_flag allocators_once_;
+  std::vector<std::unique_ptr<DeviceAllocator>> allocators_;  // one per device
+  Kernels kernels_;
+  Engine engine_;
+};
+
+}  // namespace omnirt::cuda
+
+#endif  // OMNIRT_PLUGINS_CUDA_CUDA_BACKEND_H_

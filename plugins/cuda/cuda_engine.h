@@ -1,0 +1,39 @@
+// The plugin's side of the TorchScript engine (engine/engine_api.h): found
+// next to the plugin, dlopened on the first module load only. Without the
+// engine file (no CUDA libtorch at build time) the backend reports no module
+// formats and the MODULES/COMPILE bits stay clear.
+#ifndef OMNIRT_PLUGINS_CUDA_CUDA_ENGINE_H_
+#define OMNIRT_PLUGINS_CUDA_CUDA_ENGINE_H_
+
+#include <mutex>
+#include <string>
+
+#include "engine/engine_api.h"
+
+namespace omnirt::cuda {
+
+class Engine {
+ public:
+  Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  /// Is the engine file there? Cheap: loads nothing.
+  bool present() const { return present_; }
+  /// {"torchscript"} when present, none otherwise.
+  void formats(const char* const** formats, size_t* count) const;
+  /// The engine's table; loads it on first use. Throws UNAVAILABLE when it
+  /// cannot be loaded (e.g. libtorch missing at run time).
+  const omnirt_cuda_engine_api& api();
+
+ private:
+  std::string path_;
+  bool present_ = false;
+  std::once_flag once_;
+  const omnirt_cuda_engine_api* api_ = nullptr;
+  std::string error_;
+};
+
+}  // namespace omnirt::cuda
+
+#endif  // OMNIRT_PLUGINS_CUDA_CUDA_ENGINE_H_

@@ -1,0 +1,48 @@
+// The hand-written kernels of op set omnirt.nn v1 (rms_norm, layer_norm,
+// softmax, geglu; f32, f16, bf16), as this backend's named ops. The kernels
+// are nvcc-compiled into a fatbin embedded in the plugin (kernels/) and loaded
+// on first use with cudaLibraryLoadData, which loads them into each device's
+// context lazily: no CUDA library is linked and no driver-API table needed.
+#ifndef OMNIRT_PLUGINS_CUDA_CUDA_KERNELS_H_
+#define OMNIRT_PLUGINS_CUDA_CUDA_KERNELS_H_
+
+#include <mutex>
+
+#include "cuda_symbols.h"
+#include "omnirt/types.h"
+
+namespace omnirt::cuda {
+
+class Kernels {
+ public:
+  static constexpr int kOps = 4;     // in the order of op_decls()
+  static constexpr int kDtypes = 3;  // f32, f16, bf16
+
+  Kernels() = default;
+  ~Kernels();
+  Kernels(const Kernels&) = delete;
+  Kernels& operator=(const Kernels&) = delete;
+
+  // Static arrays, valid for the life of the plugin.
+  static const omnirt_op_set* op_sets(size_t* count);
+  static const omnirt_op_decl* op_decls(size_t* count);
+
+  /// Checks and launches op `name` on `stream` (the caller made the tensors'
+  /// device current). Throws NOT_FOUND for an unknown op, INVALID_ARGUMENT
+  /// naming the tensor or attribute for a bad call.
+  void run(const Symbols& cuda, const char* name, const DLTensor* inputs, size_t num_inputs,
+           DLTensor* outputs, size_t num_outputs, const omnirt_op_attr* attrs, size_t num_attrs,
+           cudaStream_t stream);
+
+ private:
+  cudaKernel_t kernel(const Symbols& cuda, int op, int dtype);
+
+  std::once_flag once_;
+  const Symbols* cuda_ = nullptr;  // set with library_
+  cudaLibrary_t library_ = nullptr;
+  cudaKernel_t kernels_[kOps][kDtypes] = {};
+};
+
+}  // namespace omnirt::cuda
+
+#endif  // OMNIRT_PLUGINS_CUDA_CUDA_KERNELS_H_

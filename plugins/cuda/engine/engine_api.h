@@ -1,0 +1,74 @@
+/*
+ * The C interface between the cuda plugin and its TorchScript engine,
+ * libomnirt_cuda_engine.so, built against a CUDA-enabled libtorch. It mirrors
+ * the cpu engine's table (plugins/cpu/engine/engine_api.h) with a device per
+ * module and a stream per run.
+ *
+ * The engine is a separate library so that the plugin links no libtorch: the
+ * plugin dlopens it from its own folder on first module use. Everything
+ * crosses as C; exceptions never do. A failing function returns a non-OK
+ * omnirt_status and writes a NUL-terminated message into `message`
+ * (capacity bytes, truncating). Every function may be called from any
+ * thread, concurrently; `run` concurrently on one module too.
+ */
+#ifndef OMNIRT_CUDA_ENGINE_API_H_
+#define OMNIRT_CUDA_ENGINE_API_H_
+
+#include "omnirt/types.h"
+
+OMNIRT_EXTERN_C_BEGIN
+
+/** File name of the engine, looked up next to the plugin. */
+#define OMNIRT_CUDA_ENGINE_FILE "libomnirt_cuda_engine.so"
+/** The one symbol the engine exports; of type omnirt_cuda_engine_get_fn. */
+#define OMNIRT_CUDA_ENGINE_SYMBOL "omnirt_cuda_engine_get"
+/** Version of this table; bumped on any change the plugin must know about. */
+#define OMNIRT_CUDA_ENGINE_API_VERSION 1
+
+/** A TorchScript module loaded onto one GPU for one tier. Owned by the engine. */
+typedef struct omnirt_cuda_engine_module omnirt_cuda_engine_module;
+
+typedef struct omnirt_cuda_engine_api {
+  /** sizeof(omnirt_cuda_engine_api) as the engine was compiled. */
+  size_t struct_size;
+  /** OMNIRT_CUDA_ENGINE_API_VERSION the engine implements. */
+  uint32_t api_version;
+  /** "libtorch <version> (CUDA <version>)". Static string. */
+  const char* engine_version;
+
+  /**
+   * Loads a TorchScript module from `size` bytes at `data` (borrowed for the
+   * call), or from the file `path` when data is NULL, onto CUDA device
+   * `device`, prepared for `tier`: OMNIRT_TIER_COMPILE (eval + freeze +
+   * optimize_for_inference, then one CUDA graph per input signature, captured
+   * on its first run and replayed after) or OMNIRT_TIER_EAGER (eval). Missing
+   * file: NOT_FOUND; not a TorchScript archive: INVALID_ARGUMENT.
+   */
+  omnirt_status (*load)(const void* data, size_t size, const char* path, int32_t tier,
+                        int32_t device, omnirt_cuda_engine_module** out, char* message,
+                        size_t capacity);
+
+  /**
+   * Runs forward on `num_inputs` tensors on the module's device (borrowed),
+   * enqueued on `stream` (a cudaStream_t; NULL: the device's default stream).
+   * Outputs are the returned tensor or the tensors of a returned tuple/list,
+   * flattened in order, each owned by the caller (release with its deleter,
+   * which stays valid after the module is destroyed); their memory may be
+   * reused by later work on `stream` once released. More outputs than
+   * `output_capacity`: OUT_OF_RANGE with *num_outputs set to the number needed.
+   */
+  omnirt_status (*run)(omnirt_cuda_engine_module* module, const DLTensor* inputs,
+                       size_t num_inputs, void* stream, DLManagedTensor** outputs,
+                       size_t output_capacity, size_t* num_outputs, char* message,
+                       size_t capacity);
+
+  /** Releases a module. NULL is a no-op. */
+  void (*destroy)(omnirt_cuda_engine_module* module);
+} omnirt_cuda_engine_api;
+
+/** Returns the engine's table (static storage, never NULL). */
+typedef const omnirt_cuda_engine_api* (*omnirt_cuda_engine_get_fn)(void);
+
+OMNIRT_EXTERN_C_END
+
+#endif /* OMNIRT_CUDA_ENGINE_API_H_ */

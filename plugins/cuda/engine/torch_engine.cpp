@@ -1,0 +1,408 @@
+// libomnirt_cuda_engine.so: TorchScript on a CUDA libtorch (engine_api.h).
+//
+// Compile tier: the frozen, optimized module runs as a CUDA graph per input
+// signature (dtypes and shapes). A graph slot owns static input and output
+// tensors; a run copies the inputs in and replays the graph on the caller's
+// stream, then hands the static outputs out without a copy. While the caller
+// holds a slot's outputs the slot is busy, and a run uses (or captures, up to
+// kSlotsPerSignature) another, falling back to the frozen module itself
+// beyond that, so an output is never overwritten under its owner. Inputs that
+// are not contiguous also run the frozen module without a graph.
+//
+// libtorch headers come first: their DLPack (same include guard) must win.
+#include <cuda_runtime_api.h>
+
+#include <ATen/cuda/CUDAEvent.h>
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <torch/script.h>
+#include <torch/version.h>
+
+#include <atomic>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine_api.h"
+#include "omnirt/cpp/plugin.hpp"
+
+namespace {
+
+using omnirt::plugin::Error;
+using omnirt::plugin::fail;
+
+constexpr size_t kSlotsPerSignature = 4;
+constexpr int kWarmupRuns = 3;  // cuBLAS handles, workspaces and JIT profiling before capture
+
+struct GraphSlot {
+  at::cuda::CUDAGraph graph;
+  std::vector<at::Tensor> inputs;   // static, contiguous: runs copy into them
+  std::vector<DLDataType> dtypes;   // of `inputs`
+  std::vector<at::Tensor> outputs;  // static: written by every replay
+  std::atomic<int> held{0};         // outputs handed out and not yet released
+  cudaStream_t last_stream = nullptr;
+};
+
+std::optional<at::ScalarType> scalar_type(DLDataType t) {
+  if (t.lanes == 1) {
+    switch (t.code) {
+      case kDLFloat:
+        if (t.bits == 16) return at::kHalf;
+        if (t.bits == 32) return at::kFloat;
+        if (t.bits == 64) return at::kDouble;
+        break;
+      case kDLBfloat:
+        if (t.bits == 16) return at::kBFloat16;
+        break;
+      case kDLInt:
+        if (t.bits == 8) return at::kChar;
+        if (t.bits == 16) return at::kShort;
+        if (t.bits == 32) return at::kInt;
+        if (t.bits == 64) return at::kLong;
+        break;
+      case kDLUInt:
+        if (t.bits == 8) return at::kByte;
+        break;
+      case 6:  // kDLBool (DLPack >= 0.8)
+        if (t.bits == 8) return at::kBool;
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
+DLDataType dl_type(at::ScalarType t) {
+  switch (t) {
+    case at::kHalf: return {kDLFloat, 16, 1};
+    case at::kFloat: return {kDLFloat, 32, 1};
+    case at::kDouble: return {kDLFloat, 64, 1};
+    case at::kBFloat16: return {kDLBfloat, 16, 1};
+    case at::kChar: return {kDLInt, 8, 1};
+    case at::kShort: return {kDLInt, 16, 1};
+    case at::kInt: return {kDLInt, 32, 1};
+    case at::kLong: return {kDLInt, 64, 1};
+    case at::kByte: return {kDLUInt, 8, 1};
+    case at::kBool: return {6, 8, 1};
+    default:
+      fail(OMNIRT_STATUS_INVALID_ARGUMENT,
+           std::string("output dtype ") + c10::toString(t) + " has no DLPack type");
+  }
+}
+
+// Borrows caller's tensor `index` as an at::Tensor on `device`, without a copy.
+at::Tensor wrap(const DLTensor& t, int device, size_t index) {
+  auto who = [index] { return "input " + std::to_string(index); };  // built on failure only
+  if (t.device.device_type != kDLCUDA || t.device.device_id != device) {
+    fail(OMNIRT_STATUS_INVALID_ARGUMENT,
+         who() + ": must be on cuda:" + std::to_string(device) + ", got device type " +
+             std::to_string(t.device.device_type) + " id " + std::to_string(t.device.device_id));
+  }
+  if (t.ndim < 0 || t.ndim > 64 || (t.ndim > 0 && t.shape == nullptr)) {
+    fail(OMNIRT_STATUS_INVALID_ARGUMENT, who() + ": bad ndim " + std::to_string(t.ndim));
+  }
+  const std::optional<at::ScalarType> type = scalar_type(t.dtype);
+  if (!type) {
+    fail(OMNIRT_STATUS_INVALID_ARGUMENT,
+         who() + ": dtype (code " + std::to_string(t.dtype.code) + ", bits " +
+             std::to_string(t.dtype.bits) + ", lanes " + std::to_string(t.dtype.lanes) +
+             ") is not supported");
+  }
+  const auto options = at::TensorOptions().dtype(*type).device(at::kCUDA, device);
+  void* data = static_cast<char*>(t.data) + t.byte_offset;
+  const at::IntArrayRef sizes(t.shape, size_t(t.ndim));
+  if (t.strides == nullptr) return at::from_blob(data, sizes, options);
+  return at::from_blob(data, sizes, at::IntArrayRef(t.strides, size_t(t.ndim)), options);
+}
+
+void flatten(const c10::IValue& value, std::vector<at::Tensor>& out) {
+  if (value.isTensor()) {
+    out.push_back(value.toTensor());
+  } else if (value.isTuple() || value.isList()) {
+    const auto elements =
+        value.isTuple() ? value.toTupleRef().elements().vec() : value.toListRef().vec();
+    for (const c10::IValue& element : elements) flatten(element, out);
+  } else {
+    fail(OMNIRT_STATUS_INVALID_ARGUMENT, "forward returned a " + value.type()->annotation_str() +
+                                             "; the cuda engine returns only tensors");
+  }
+}
+
+// An output as a caller-owned DLManagedTensor; keeps its graph slot busy.
+struct Owned {
+  at::Tensor tensor;
+  std::shared_ptr<GraphSlot> slot;
+  DLManagedTensor managed{};
+};
+
+DLManagedTensor* hand_out(at::Tensor tensor, std::shared_ptr<GraphSlot> slot) {
+  auto* owned = new Owned{std::move(tensor), std::move(slot), {}};
+  if (owned->slot) owned->slot->held.fetch_add(1);
+  DLTensor& dl = owned->managed.dl_tensor;
+  dl.data = owned->tensor.data_ptr();
+  dl.device = {kDLCUDA, int32_t(owned->tensor.get_device())};
+  dl.ndim = int32_t(owned->tensor.dim());
+  dl.dtype = dl_type(owned->tensor.scalar_type());
+  dl.shape = const_cast<int64_t*>(owned->tensor.sizes().data());
+  dl.strides = const_cast<int64_t*>(owned->tensor.strides().data());
+  dl.byte_offset = 0;
+  owned->managed.manager_ctx = owned;
+  owned->managed.deleter = [](DLManagedTensor* self) {
+    auto* o = static_cast<Owned*>(self->manager_ctx);
+    if (o->slot) o->slot->held.fetch_sub(1);
+    delete o;
+  };
+  return &owned->managed;
+}
+
+// Can `slot` take these inputs as they are: same dtypes and shapes, each
+// contiguous, so that one cudaMemcpyAsync per input feeds the graph?
+bool fits(const GraphSlot& slot, const DLTensor* inputs, size_t num_inputs) {
+  if (slot.inputs.size() != num_inputs) return false;
+  for (size_t i = 0; i < num_inputs; ++i) {
+    const DLTensor& t = inputs[i];
+    const at::Tensor& s = slot.inputs[i];
+    if (t.device.device_type != kDLCUDA || t.device.device_id != s.get_device() ||
+        t.ndim != s.dim() || t.dtype.code != slot.dtypes[i].code ||
+        t.dtype.bits != slot.dtypes[i].bits || t.dtype.lanes != 1) {
+      return false;
+    }
+    int64_t stride = 1;
+    for (int d = t.ndim - 1; d >= 0; --d) {
+      if (t.shape[d] != s.size(d)) return false;
+      if (t.strides != nullptr && t.shape[d] > 1 && t.strides[d] != stride) return false;
+      stride *= t.shape[d];
+    }
+  }
+  return true;
+}
+
+void write_message(const std::string& text, char* message, size_t capacity) {
+  if (message == nullptr || capacity == 0) return;
+  const size_t n = std::min(text.size(), capacity - 1);
+  std::memcpy(message, text.data(), n);
+  message[n] = '\0';
+}
+
+template <class F>
+omnirt_status guarded(char* message, size_t capacity, F&& f) noexcept {
+  try {
+    f();
+    return OMNIRT_STATUS_OK;
+  } catch (const Error& e) {
+    write_message(e.what(), message, capacity);
+    return e.status();
+  } catch (const c10::OutOfMemoryError& e) {
+    write_message(std::string("CUDA out of memory: ") + e.what_without_backtrace(), message, capacity);
+    return OMNIRT_STATUS_OUT_OF_MEMORY;
+  } catch (const c10::Error& e) {
+    write_message(e.what_without_backtrace(), message, capacity);
+    return OMNIRT_STATUS_INVALID_ARGUMENT;
+  } catch (const std::bad_alloc&) {
+    write_message("out of host memory", message, capacity);
+    return OMNIRT_STATUS_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    write_message(e.what(), message, capacity);
+    return OMNIRT_STATUS_INTERNAL;
+  } catch (...) {
+    write_message("unknown exception in the cuda engine", message, capacity);
+    return OMNIRT_STATUS_INTERNAL;
+  }
+}
+
+}  // namespace
+
+struct omnirt_cuda_engine_module {
+  torch::jit::Module module;
+  int device = 0;
+  bool graphs = false;  // compile tier
+  std::mutex mutex;     // guards `slots`, and the static tensors of each slot
+  std::vector<std::shared_ptr<GraphSlot>> slots;  // at most kSlotsPerSignature per signature
+
+  std::vector<at::Tensor> forward(const std::vector<at::Tensor>& inputs) {
+    c10::InferenceMode inference;  // a graph replay needs none: it is set here only
+    std::vector<c10::IValue> args(inputs.begin(), inputs.end());
+    std::vector<at::Tensor> outputs;
+    flatten(module.forward(args), outputs);
+    return outputs;
+  }
+
+  // Warms up and captures a graph for the signature of `inputs`, on a side
+  // stream (capture cannot use the default stream) ordered after `current`.
+  std::shared_ptr<GraphSlot> capture(const std::vector<at::Tensor>& inputs,
+                                     const c10::cuda::CUDAStream& current) {
+    auto slot = std::make_shared<GraphSlot>();
+    for (const at::Tensor& t : inputs) {
+      slot->inputs.push_back(t.clone(at::MemoryFormat::Contiguous));
+      slot->dtypes.push_back(dl_type(t.scalar_type()));
+    }
+    c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, c10::DeviceIndex(device));
+    at::cuda::CUDAEvent ready;
+    ready.record(current);
+    ready.block(side);
+    {
+      c10::cuda::CUDAStreamGuard on_side(side);
+      for (int i = 0; i < kWarmupRuns; ++i) forward(slot->inputs);
+      slot->graph.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
+      slot->outputs = forward(slot->inputs);
+      slot->graph.capture_end();
+    }
+    at::cuda::CUDAEvent captured;
+    captured.record(side);
+    captured.block(current);
+    slot->last_stream = current.stream();
+    return slot;
+  }
+
+  // A replay with the caller's inputs copied in. The hot path touches no
+  // at::Tensor of the caller: a signature match and one copy per input.
+  void run_graph(const DLTensor* inputs, size_t num_inputs, const c10::cuda::CUDAStream& current,
+                 std::vector<DLManagedTensor*>& out) {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::shared_ptr<GraphSlot> slot;
+    size_t same_signature = 0;
+    for (const auto& s : slots) {
+      if (!fits(*s, inputs, num_inputs)) continue;
+      ++same_signature;
+      if (s->held.load() == 0) {
+        slot = s;
+        break;
+      }
+    }
+    if (!slot) {
+      const std::vector<at::Tensor> args = wrap_all(inputs, num_inputs);
+      if (same_signature >= kSlotsPerSignature) {  // every slot's outputs are held
+        for (at::Tensor& t : forward(args)) out.push_back(hand_out(std::move(t), nullptr));
+        return;
+      }
+      for (const at::Tensor& t : args) {
+        if (!t.is_contiguous()) {  // graphs take contiguous inputs only
+          for (at::Tensor& y : forward(args)) out.push_back(hand_out(std::move(y), nullptr));
+          return;
+        }
+      }
+      slot = capture(args, current);
+      slots.push_back(slot);
+    }
+    if (slot->last_stream != current.stream()) {
+      // The slot's last replay ran on another stream: let it finish first.
+      c10::cuda::getStreamFromExternal(slot->last_stream, c10::DeviceIndex(device)).synchronize();
+      slot->last_stream = current.stream();
+    }
+    for (size_t i = 0; i < num_inputs; ++i) {
+      const DLTensor& t = inputs[i];
+      at::Tensor& target = slot->inputs[i];
+      C10_CUDA_CHECK(cudaMemcpyAsync(target.data_ptr(), static_cast<const char*>(t.data) + t.byte_offset,
+                                     target.nbytes(), cudaMemcpyDeviceToDevice, current.stream()));
+    }
+    slot->graph.replay();
+    for (const at::Tensor& t : slot->outputs) out.push_back(hand_out(t, slot));
+  }
+
+  std::vector<at::Tensor> wrap_all(const DLTensor* inputs, size_t num_inputs) const {
+    std::vector<at::Tensor> args;
+    for (size_t i = 0; i < num_inputs; ++i) {
+      args.push_back(wrap(inputs[i], device, i));
+    }
+    return args;
+  }
+};
+
+namespace {
+
+omnirt_status load(const void* data, size_t size, const char* path, int32_t tier, int32_t device,
+                   omnirt_cuda_engine_module** out, char* message, size_t capacity) noexcept {
+  return guarded(message, capacity, [&] {
+    if (tier != OMNIRT_TIER_COMPILE && tier != OMNIRT_TIER_EAGER) {
+      fail(OMNIRT_STATUS_INVALID_ARGUMENT, "tier: " + std::to_string(tier) + " is not COMPILE or EAGER");
+    }
+    if (device < 0 || device >= int(c10::cuda::device_count())) {
+      fail(OMNIRT_STATUS_OUT_OF_RANGE, "device: libtorch sees " +
+                                           std::to_string(c10::cuda::device_count()) + " CUDA devices");
+    }
+    const c10::Device target(c10::kCUDA, c10::DeviceIndex(device));
+    auto module = std::make_unique<omnirt_cuda_engine_module>();
+    module->device = device;
+    module->graphs = tier == OMNIRT_TIER_COMPILE;
+    torch::NoGradGuard no_grad;
+    try {
+      if (data != nullptr) {
+        std::istringstream bytes(std::string(static_cast<const char*>(data), size));
+        module->module = torch::jit::load(bytes, target);
+      } else {
+        if (!std::ifstream(path).good()) fail(OMNIRT_STATUS_NOT_FOUND, std::string("no module file ") + path);
+        module->module = torch::jit::load(path, target);
+      }
+    } catch (const c10::Error& e) {
+      fail(OMNIRT_STATUS_INVALID_ARGUMENT,
+           std::string("not a TorchScript archive: ") + e.what_without_backtrace());
+    }
+    module->module.eval();
+    if (module->graphs) {
+      module->module = torch::jit::freeze(module->module);
+      module->module = torch::jit::optimize_for_inference(module->module);
+    }
+    *out = module.release();
+  });
+}
+
+omnirt_status run(omnirt_cuda_engine_module* module, const DLTensor* inputs, size_t num_inputs,
+                  void* stream, DLManagedTensor** outputs, size_t output_capacity,
+                  size_t* num_outputs, char* message, size_t capacity) noexcept {
+  return guarded(message, capacity, [&] {
+    const auto index = c10::DeviceIndex(module->device);
+    const c10::cuda::CUDAStream current =
+        stream != nullptr ? c10::cuda::getStreamFromExternal(static_cast<cudaStream_t>(stream), index)
+                          : c10::cuda::getDefaultCUDAStream(index);
+    // Restores the caller's device and stream; not needed (and not paid for)
+    // when the run's stream is already current.
+    std::optional<c10::cuda::CUDAStreamGuard> on_stream;
+    if (c10::cuda::getCurrentCUDAStream(index) != current || c10::cuda::current_device() != index) {
+      on_stream.emplace(current);
+    }
+    std::vector<DLManagedTensor*> produced;
+    try {
+      if (module->graphs) {
+        module->run_graph(inputs, num_inputs, current, produced);
+      } else {
+        for (at::Tensor& t : module->forward(module->wrap_all(inputs, num_inputs))) {
+          produced.push_back(hand_out(std::move(t), nullptr));
+        }
+      }
+    } catch (...) {
+      for (DLManagedTensor* t : produced) t->deleter(t);
+      throw;
+    }
+    *num_outputs = produced.size();
+    if (produced.size() > output_capacity) {
+      for (DLManagedTensor* t : produced) t->deleter(t);
+      fail(OMNIRT_STATUS_OUT_OF_RANGE, "the module has " + std::to_string(produced.size()) +
+                                           " outputs, output_capacity is " +
+                                           std::to_string(output_capacity));
+    }
+    std::copy(produced.begin(), produced.end(), outputs);
+  });
+}
+
+void destroy(omnirt_cuda_engine_module* module) noexcept {
+  try {
+    delete module;
+  } catch (...) {  // a destructor must not take the process down
+  }
+}
+
+const omnirt_cuda_engine_api kApi = {
+    sizeof(omnirt_cuda_engine_api), OMNIRT_CUDA_ENGINE_API_VERSION,
+    "libtorch " TORCH_VERSION, &load, &run, &destroy};
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const omnirt_cuda_engine_api*
+omnirt_cuda_engine_get(void) {
+  return &kApi;
+}

@@ -1,0 +1,69 @@
+// libtorch helpers shared by the cuda tests and benchmarks that compare with
+// PyTorch: a launch-bound MLP as TorchScript bytes, and at::Tensor as DLTensor.
+#ifndef OMNIRT_TESTS_CUDA_TORCH_HELPERS_H_
+#define OMNIRT_TESTS_CUDA_TORCH_HELPERS_H_
+
+#include <torch/script.h>
+
+#include <sstream>
+#include <string>
+
+#include "omnirt/types.h"
+
+namespace omnirt::cuda_test {
+
+// Four `width`-wide linear layers (x @ w + b) with ReLU between them: at batch 1 its time
+// is kernel launches, which is what CUDA graphs remove.
+inline std::string mlp_torchscript(int64_t width = 256, int layers = 4) {
+  torch::manual_seed(0);
+  torch::jit::Module m("mlp");
+  std::string body = "def forward(self, x):\n";
+  for (int i = 0; i < layers; ++i) {
+    const std::string w = "w" + std::to_string(i), b = "b" + std::to_string(i);
+    m.register_parameter(w, torch::randn({width, width}) / std::sqrt(double(width)), false);
+    m.register_parameter(b, torch::randn({width}) * 0.1, false);
+    body += "    x = torch.addmm(self." + b + ", x, self." + w + ")\n";
+    if (i + 1 < layers) body += "    x = torch.relu(x)\n";
+  }
+  body += "    return x\n";
+  m.define(body);
+  std::ostringstream bytes;
+  m.save(bytes);
+  return bytes.str();
+}
+
+inline DLDataType dl_dtype(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat: return {kDLFloat, 32, 1};
+    case at::kHalf: return {kDLFloat, 16, 1};
+    case at::kBFloat16: return {kDLBfloat, 16, 1};
+    default: throw std::invalid_argument("dtype without a DLPack mapping here");
+  }
+}
+
+// A borrowed view of `t` (which must outlive it).
+inline DLTensor dl_view(const at::Tensor& t) {
+  DLTensor d{};
+  d.data = t.data_ptr();
+  d.device = {t.is_cuda() ? kDLCUDA : kDLCPU, t.is_cuda() ? int32_t(t.get_device()) : 0};
+  d.ndim = int32_t(t.dim());
+  d.dtype = dl_dtype(t.scalar_type());
+  d.shape = const_cast<int64_t*>(t.sizes().data());
+  d.strides = const_cast<int64_t*>(t.strides().data());
+  return d;
+}
+
+// Borrows a DLManagedTensor's memory as an at::Tensor (f32/f16/bf16 only).
+inline at::Tensor as_tensor(const DLManagedTensor* m) {
+  const DLTensor& d = m->dl_tensor;
+  const at::ScalarType type = d.dtype.code == kDLBfloat ? at::kBFloat16
+                              : d.dtype.bits == 16       ? at::kHalf
+                                                         : at::kFloat;
+  return torch::from_blob(d.data, at::IntArrayRef(d.shape, size_t(d.ndim)),
+                          at::IntArrayRef(d.strides, size_t(d.ndim)),
+                          at::TensorOptions().dtype(type).device(at::kCUDA, d.device.device_id));
+}
+
+}  // namespace omnirt::cuda_test
+
+#endif  // OMNIRT_TESTS_CUDA_TORCH_HELPERS_H_

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Builds the host and the cuda backend on a GPU machine against PyTorch's
+# libtorch, then runs the cuda tests and benchmarks (docs/cuda.md).
+#
+#   tools/device-check.sh [all|build|test|bench]     (default: all)
+#
+# Environment:
+#   OUT    where logs go (default: build-device/out); at most 8 files
+#   BUILD  build directory (default: /tmp/omnirt-device-build)
+#   DEPS   Debian libraries extracted with dpkg -x (default: .deps/root), for
+#          machines without them installed: yaml-cpp, spdlog, fmt, GoogleTest,
+#          Google Benchmark, DLPack, nlohmann-json, CLI11
+#   JOBS   build parallelism (default: nproc)
+#
+# Where the whole tree does not configure, or does not include the cuda tests
+# or benchmarks (work in progress elsewhere), those are built as a project of
+# their own so that the cuda check still runs; the log says so.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+STEP=${1:-all}
+OUT=${OUT:-$ROOT/build-device/out}
+BUILD=${BUILD:-/tmp/omnirt-device-build}
+DEPS=${DEPS:-$ROOT/.deps/root}
+JOBS=${JOBS:-$(nproc)}
+mkdir -p "$OUT" "$BUILD"
+LOG=$OUT/device-check.log
+
+say() { echo "== $*" | tee -a "$LOG"; }
+# run <log name> <timeout s> <command...>: appends the command's output to $OUT/<log name>.
+run() {
+  local name=$1 limit=$2
+  shift 2
+  say "$* (log: $name)"
+  timeout "$limit" "$@" >>"$OUT/$name" 2>&1
+  local rc=$?
+  say "exit $rc"
+  return $rc
+}
+
+setup() {
+  export PATH=/usr/local/cuda/bin:$PATH
+  TORCH_PREFIX=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
+  TORCH_LIB=$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
+  export LD_LIBRARY_PATH=$DEPS/usr/lib/x86_64-linux-gnu:$TORCH_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  # DLPack alone on the include path: DEPS' include dir also holds fmt 9, which
+  # must not shadow libtorch's own fmt in the engine's translation units.
+  mkdir -p "$BUILD/dlpack-include"
+  [ -d "$DEPS/usr/include/dlpack" ] && cp -r "$DEPS/usr/include/dlpack" "$BUILD/dlpack-include/"
+  CMAKE_ARGS=(-G Ninja -DCMAKE_BUILD_TYPE=Release
+    "-DCMAKE_PREFIX_PATH=$TORCH_PREFIX;$DEPS/usr"
+    "-DCMAKE_C_FLAGS=-isystem $BUILD/dlpack-include" "-DCMAKE_CXX_FLAGS=-isystem $BUILD/dlpack-include"
+    -DCMAKE_POLICY_VERSION_MINIMUM=3.5 -DCUDAToolkit_ROOT=/usr/local/cuda
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DTORCH_CUDA_ARCH_LIST=9.0
+    -DOMNIRT_BUILD_BACKEND_ASCEND=OFF -DOMNIRT_BUILD_BACKEND_CAMBRICON=OFF)
+}
+
+# The cuda backend, its tests and benchmarks without the rest of the tree.
+write_cuda_only_project() {
+  mkdir -p "$BUILD/cuda-only-src"
+  cat >"$BUILD/cuda-only-src/CMakeLists.txt" <<EOF
+cmake_minimum_required(VERSION 3.20)
+project(omnirt VERSION 0.1.0 LANGUAGES C CXX)
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+include(GNUInstallDirs)
+set(PROJECT_SOURCE_DIR "$ROOT")
+set(OMNIRT_PLUGIN_INSTALL_DIR "\${CMAKE_INSTALL_LIBDIR}/omnirt/plugins")
+set(CMAKE_LIBRARY_OUTPUT_DIRECTORY "\${PROJECT_BINARY_DIR}/\${CMAKE_INSTALL_LIBDIR}")
+set(CMAKE_RUNTIME_OUTPUT_DIRECTORY "\${PROJECT_BINARY_DIR}/\${CMAKE_INSTALL_BINDIR}")
+set(OMNIRT_PLUGIN_OUTPUT_DIR "\${PROJECT_BINARY_DIR}/\${OMNIRT_PLUGIN_INSTALL_DIR}")
+option(OMNIRT_BUILD_TORCH_ENGINES "" ON)
+list(APPEND CMAKE_MODULE_PATH "$ROOT/cmake")
+include(OmniRTBackend)
+include(OmniRTWarnings)
+find_package(CUDAToolkit REQUIRED)
+enable_testing()
+find_package(GTest REQUIRED)
+include(GoogleTest)
+add_subdirectory("$ROOT/abi" abi)
+add_subdirectory("$ROOT/core" core)  # the host, for the host-API tests and benchmarks
+add_subdirectory("$ROOT/plugins/cuda" plugins/cuda)
+add_subdirectory("$ROOT/tests/cuda" tests/cuda)
+add_subdirectory("$ROOT/bench/cuda" bench/cuda)
+EOF
+}
+
+build() {
+  setup
+  say "machine: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1)"
+  say "torch: $(python3 -c 'import torch; print(torch.__version__, torch.version.cuda)' 2>&1)"
+  local host=(omnirt omnirt-probe omnirt_backend_cpu)
+  local cuda=(omnirt_backend_cuda omnirt_cuda_engine cuda_caching_allocator_test cuda_plugin_test
+    cuda_host_test cuda_torch_test cuda_alloc_bench cuda_memcpy_bench cuda_module_bench)
+  local dirs=()
+  if run build.log 300 cmake -S "$ROOT" -B "$BUILD/full" "${CMAKE_ARGS[@]}"; then
+    dirs+=(full)
+    ninja -C "$BUILD/full" -t query cuda_alloc_bench >/dev/null 2>&1 || {
+      say "the tree does not build the cuda benchmarks; building the cuda backend on its own too"
+      dirs+=(cuda-only)
+    }
+  else
+    say "the whole tree does not configure here; building the cuda backend on its own"
+    dirs+=(cuda-only)
+  fi
+  if [[ " ${dirs[*]} " == *" cuda-only "* ]]; then
+    write_cuda_only_project
+    run build.log 300 cmake -S "$BUILD/cuda-only-src" -B "$BUILD/cuda-only" "${CMAKE_ARGS[@]}" || return 1
+  fi
+  for dir in "${dirs[@]}"; do
+    local present=()
+    for t in "${host[@]}" "${cuda[@]}"; do
+      ninja -C "$BUILD/$dir" -t query "$t" >/dev/null 2>&1 && present+=("$t")
+    done
+    say "$dir targets: ${present[*]}"
+    # -k 0: a target of another folder that fails must not hide the cuda results.
+    run build.log 420 ninja -C "$BUILD/$dir" -j "$JOBS" -k 0 "${present[@]}"
+  done
+}
+
+# The build dir that has `file` (relative), the whole tree's first.
+built() {
+  for dir in full cuda-only; do
+    [ -e "$BUILD/$dir/$1" ] && { echo "$BUILD/$dir"; return 0; }
+  done
+  return 1
+}
+
+test_cuda() {
+  setup
+  local dir
+  dir=$(built bin/cuda_plugin_test) || { say "the cuda tests were not built"; return 1; }
+  run ctest.log 300 ctest --test-dir "$dir" -L cuda --output-on-failure --timeout 120
+  grep -E "tests passed|tests failed|Skipped|Failed|\*\*\*" "$OUT/ctest.log" | tail -n 40 | tee -a "$LOG"
+  if dir=$(built bin/omnirt-probe); then
+    run probe.txt 60 "$dir/bin/omnirt-probe" --verbose
+  else
+    say "omnirt-probe was not built"
+  fi
+}
+
+bench() {
+  setup
+  local dir
+  for b in alloc memcpy module; do
+    if dir=$(built "bin/cuda_${b}_bench"); then
+      run "bench_$b.txt" 200 "$dir/bin/cuda_${b}_bench" --benchmark_repetitions=5 \
+        --benchmark_report_aggregates_only=true --benchmark_counters_tabular=true
+    else
+      say "cuda_${b}_bench was not built"
+    fi
+  done
+}
+
+case "$STEP" in
+  build) build ;;
+  test) test_cuda ;;
+  bench) bench ;;
+  all) build && test_cuda; bench ;;
+  *) echo "usage: $0 [all|build|test|bench]" >&2; exit 2 ;;
+esac
