@@ -98,7 +98,8 @@ template <class F>
 omnirt_status guard(F&& f) noexcept {
   try {
     using R = decltype(f());
-    if constexpr (std::is_same_v<R, omnirt_status>) {
+    // `cond ? OMNIRT_STATUS_OK : OMNIRT_STATUS_NOT_READY` has the enum's type.
+    if constexpr (std::is_same_v<R, omnirt_status> || std::is_same_v<R, omnirt_status_code>) {
       return f();
     } else {
       f();
