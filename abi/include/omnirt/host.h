@@ -150,9 +150,12 @@ typedef struct omnirt_candidate {
   int32_t stage;
   /** 1 when the plugin was loaded and has a backend (available or not). */
   int32_t loaded;
-  /** Status of the failure that stopped it, OK if loaded. */
+  /**
+   * Status of the failure that stopped it: OK if loaded and available,
+   * UNAVAILABLE if loaded but not available here.
+   */
   omnirt_status status;
-  /** Why it stopped, or "" when loaded. Owned by the host. */
+  /** Why it stopped (or why it is unavailable), else "". Owned by the host. */
   const char* reason;
   /** Backend name from the vtable, or "" if not reached. */
   const char* backend_name;
@@ -227,6 +230,15 @@ OMNIRT_EXPORT omnirt_status omnirt_get_device_count(omnirt_backend* backend,
 OMNIRT_EXPORT omnirt_status omnirt_get_device_info(omnirt_backend* backend,
                                                    int32_t device,
                                                    omnirt_device_info* info);
+/**
+ * The op sets the backend declares (omnirt_backend_vtable::list_op_sets).
+ * *sets points to an array owned by the backend, valid until the host is
+ * destroyed; *count is its length. NOT_SUPPORTED when the backend declares
+ * no op sets.
+ */
+OMNIRT_EXPORT omnirt_status omnirt_list_op_sets(omnirt_backend* backend,
+                                                const omnirt_op_set** sets,
+                                                size_t* count);
 
 /* ------------------------------------------------------------------------ */
 /* Routed memory, stream and event calls. Each forwards to the backend's    */
@@ -417,7 +429,10 @@ typedef struct omnirt_attempt {
  * OMNIRT_WRAP_DISABLE_COMPILE) and keeps the first that succeeds. Every
  * attempt is timed and recorded; exactly one is selected. The override tier
  * is the embedder's override for `tag`, else the named op `tag` (the
- * backend's own kernel, else the base implementation). When every tier
+ * backend's own kernel, else the base implementation). A named op serving
+ * as a module allocates each run's outputs on `backend` (device memory,
+ * shaped and typed like input 0, as many as the op declares) and frees them
+ * through `backend` when their deleter runs. When every tier
  * fails, returns the last failure with a message listing every attempt, and
  * still appends the timeline entry to `report`. `tag` may be NULL ("" tag:
  * no override). `options` and `report` may be NULL.

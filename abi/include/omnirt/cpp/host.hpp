@@ -1,0 +1,335 @@
+// OmniRT — C++ wrapper of the embedder API (header-only, C++17).
+//
+// Move-only RAII owners over host.h: Host, DeviceBuffer, HostBuffer, Stream,
+// Event, Graph; Backend is a non-owning view. Nothing here throws: every
+// fallible method returns an omnirt_status, with the detail in
+// omnirt::last_error() on the same thread. Methods that fill a sized struct
+// set its struct_size themselves.
+//
+//   omnirt::Host host;
+//   omnirt::Backend backend;
+//   if (host.create() != OMNIRT_STATUS_OK || host.backend("auto", &backend) != OMNIRT_STATUS_OK) {
+//     std::fprintf(stderr, "omnirt: %s\n", omnirt::last_error().message);
+//   }
+//   omnirt::DeviceBuffer buffer;
+//   backend.malloc(0, 1 << 20, &buffer);
+//   backend.memset(buffer.data(), 0, buffer.size());
+//
+// Lifetimes: a Backend is valid while its Host lives; buffers, streams,
+// events and graphs must be destroyed before the Host that made their backend.
+// Thread-safety is that of the C API: any thread may use a Host, except that
+// destroying it must not race with other calls on it.
+#ifndef OMNIRT_CPP_HOST_HPP_
+#define OMNIRT_CPP_HOST_HPP_
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <utility>
+
+#include "omnirt/host.h"
+
+namespace omnirt {
+
+/// Detail of the last failed call on this thread.
+inline const omnirt_error_info& last_error() noexcept { return *omnirt_last_error(); }
+
+namespace detail {
+
+/// Releases a handle with a C destroy function of host.h.
+template <class Handle, omnirt_status (*Destroy)(omnirt_backend*, Handle*)>
+struct DestroyWith {
+  omnirt_status operator()(omnirt_backend* backend, Handle* handle) const noexcept {
+    return Destroy(backend, handle);
+  }
+};
+
+/// Owns one handle made by a backend; releases it with `Release` when reset,
+/// reassigned or destroyed. Move-only.
+template <class Handle, class Release>
+class Owned {
+ public:
+  Owned() noexcept = default;
+  Owned(omnirt_backend* backend, Handle* handle, Release release = Release()) noexcept
+      : backend_(backend), handle_(handle), release_(release) {}
+  ~Owned() { reset(); }
+  Owned(Owned&& other) noexcept
+      : backend_(std::exchange(other.backend_, nullptr)),
+        handle_(std::exchange(other.handle_, nullptr)),
+        release_(other.release_) {}
+  Owned& operator=(Owned&& other) noexcept {
+    if (this != &other) {
+      reset();
+      backend_ = std::exchange(other.backend_, nullptr);
+      handle_ = std::exchange(other.handle_, nullptr);
+      release_ = other.release_;
+    }
+    return *this;
+  }
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+
+  /// Releases the handle now; returns the release's status (OK when empty).
+  omnirt_status reset() noexcept {
+    if (handle_ == nullptr) return OMNIRT_STATUS_OK;
+    const omnirt_status status = release_(backend_, handle_);
+    backend_ = nullptr;
+    handle_ = nullptr;
+    return status;
+  }
+  /// Gives up ownership: the caller releases the handle.
+  Handle* release() noexcept {
+    backend_ = nullptr;
+    return std::exchange(handle_, nullptr);
+  }
+  Handle* get() const noexcept { return handle_; }
+  omnirt_backend* backend() const noexcept { return backend_; }
+  explicit operator bool() const noexcept { return handle_ != nullptr; }
+
+ protected:
+  const Release& releaser() const noexcept { return release_; }
+
+ private:
+  omnirt_backend* backend_ = nullptr;
+  Handle* handle_ = nullptr;
+  Release release_;
+};
+
+/// Frees device memory of one device.
+struct FreeDevice {
+  int32_t device = 0;
+  omnirt_status operator()(omnirt_backend* backend, void* ptr) const noexcept {
+    return omnirt_free(backend, device, ptr);
+  }
+};
+
+}  // namespace detail
+
+/// Device memory from Backend::malloc, freed with omnirt_free.
+class DeviceBuffer : public detail::Owned<void, detail::FreeDevice> {
+ public:
+  DeviceBuffer() noexcept = default;
+  DeviceBuffer(omnirt_backend* backend, int32_t device, void* ptr, size_t size) noexcept
+      : Owned(backend, ptr, detail::FreeDevice{device}), size_(size) {}
+  void* data() const noexcept { return get(); }
+  size_t size() const noexcept { return get() != nullptr ? size_ : 0; }
+  int32_t device() const noexcept { return releaser().device; }
+
+ private:
+  size_t size_ = 0;
+};
+
+/// Pinned host memory from Backend::malloc_host, freed with omnirt_free_host.
+class HostBuffer : public detail::Owned<void, detail::DestroyWith<void, &omnirt_free_host>> {
+ public:
+  HostBuffer() noexcept = default;
+  HostBuffer(omnirt_backend* backend, void* ptr, size_t size) noexcept : Owned(backend, ptr), size_(size) {}
+  void* data() const noexcept { return get(); }
+  size_t size() const noexcept { return get() != nullptr ? size_ : 0; }
+
+ private:
+  size_t size_ = 0;
+};
+
+class Event;
+class Graph;
+
+/// A stream from Backend::create_stream, destroyed with omnirt_stream_destroy.
+class Stream : public detail::Owned<omnirt_stream, detail::DestroyWith<omnirt_stream, &omnirt_stream_destroy>> {
+ public:
+  using Owned::Owned;
+  omnirt_status synchronize() const noexcept { return omnirt_stream_synchronize(backend(), get()); }
+  /// OK when idle, NOT_READY while work is pending.
+  omnirt_status query() const noexcept { return omnirt_stream_query(backend(), get()); }
+  /// Later work on this stream waits for `event`.
+  inline omnirt_status wait(const Event& event) const noexcept;
+  omnirt_status memcpy_async(void* dst, const void* src, size_t size, int32_t kind) const noexcept {
+    return omnirt_memcpy_async(backend(), dst, src, size, kind, get());
+  }
+  omnirt_status memset_async(void* ptr, int32_t value, size_t size) const noexcept {
+    return omnirt_memset_async(backend(), ptr, value, size, get());
+  }
+  omnirt_status begin_capture() const noexcept { return omnirt_stream_begin_capture(backend(), get()); }
+  /// Ends a capture; *out owns the captured graph.
+  inline omnirt_status end_capture(Graph* out) const noexcept;
+};
+
+/// An event from Backend::create_event, destroyed with omnirt_event_destroy.
+class Event : public detail::Owned<omnirt_event, detail::DestroyWith<omnirt_event, &omnirt_event_destroy>> {
+ public:
+  using Owned::Owned;
+  omnirt_status record(const Stream& stream) const noexcept {
+    return omnirt_event_record(backend(), get(), stream.get());
+  }
+  /// OK when complete, NOT_READY otherwise.
+  omnirt_status query() const noexcept { return omnirt_event_query(backend(), get()); }
+  omnirt_status synchronize() const noexcept { return omnirt_event_synchronize(backend(), get()); }
+  /// Milliseconds from this event to `end`, both complete.
+  omnirt_status elapsed_ms(const Event& end, float* milliseconds) const noexcept {
+    return omnirt_event_elapsed_time(backend(), get(), end.get(), milliseconds);
+  }
+};
+
+/// A captured graph from Stream::end_capture, destroyed with omnirt_graph_destroy.
+class Graph : public detail::Owned<omnirt_graph, detail::DestroyWith<omnirt_graph, &omnirt_graph_destroy>> {
+ public:
+  using Owned::Owned;
+  omnirt_status launch(const Stream& stream) const noexcept {
+    return omnirt_graph_launch(backend(), get(), stream.get());
+  }
+};
+
+inline omnirt_status Stream::wait(const Event& event) const noexcept {
+  return omnirt_stream_wait_event(backend(), get(), event.get());
+}
+
+inline omnirt_status Stream::end_capture(Graph* out) const noexcept {
+  omnirt_graph* graph = nullptr;
+  const omnirt_status status = omnirt_stream_end_capture(backend(), get(), &graph);
+  if (status == OMNIRT_STATUS_OK) *out = Graph(backend(), graph);
+  return status;
+}
+
+/// A backend of a Host: a non-owning view, valid while the Host lives.
+class Backend {
+ public:
+  Backend() noexcept = default;
+  explicit Backend(omnirt_backend* backend) noexcept : backend_(backend) {}
+  omnirt_backend* get() const noexcept { return backend_; }
+  explicit operator bool() const noexcept { return backend_ != nullptr; }
+
+  omnirt_status info(omnirt_backend_info* out) const noexcept {
+    out->struct_size = sizeof *out;
+    return omnirt_backend_get_info(backend_, out);
+  }
+  omnirt_status capabilities(omnirt_capabilities* out) const noexcept {
+    out->struct_size = sizeof *out;
+    return omnirt_get_capabilities(backend_, out);
+  }
+  omnirt_status device_count(int32_t* count) const noexcept { return omnirt_get_device_count(backend_, count); }
+  omnirt_status device_info(int32_t device, omnirt_device_info* out) const noexcept {
+    out->struct_size = sizeof *out;
+    return omnirt_get_device_info(backend_, device, out);
+  }
+
+  /// Allocates device memory; *out owns it.
+  omnirt_status malloc(int32_t device, size_t size, DeviceBuffer* out) const noexcept {
+    void* ptr = nullptr;
+    const omnirt_status status = omnirt_malloc(backend_, device, size, &ptr);
+    if (status == OMNIRT_STATUS_OK) *out = DeviceBuffer(backend_, device, ptr, size);
+    return status;
+  }
+  /// Allocates pinned host memory; *out owns it.
+  omnirt_status malloc_host(size_t size, HostBuffer* out) const noexcept {
+    void* ptr = nullptr;
+    const omnirt_status status = omnirt_malloc_host(backend_, size, &ptr);
+    if (status == OMNIRT_STATUS_OK) *out = HostBuffer(backend_, ptr, size);
+    return status;
+  }
+  omnirt_status memcpy(void* dst, const void* src, size_t size, int32_t kind) const noexcept {
+    return omnirt_memcpy(backend_, dst, src, size, kind);
+  }
+  omnirt_status memset(void* ptr, int32_t value, size_t size) const noexcept {
+    return omnirt_memset(backend_, ptr, value, size);
+  }
+  omnirt_status mem_get_info(int32_t device, size_t* free_bytes, size_t* total_bytes) const noexcept {
+    return omnirt_mem_get_info(backend_, device, free_bytes, total_bytes);
+  }
+  omnirt_status memory_stats(int32_t device, omnirt_memory_stats* out) const noexcept {
+    out->struct_size = sizeof *out;
+    return omnirt_get_memory_stats(backend_, device, out);
+  }
+  omnirt_status reset_memory_stats(int32_t device) const noexcept {
+    return omnirt_reset_memory_stats(backend_, device);
+  }
+  omnirt_status synchronize(int32_t device) const noexcept { return omnirt_device_synchronize(backend_, device); }
+
+  /// Creates a stream on `device`; *out owns it.
+  omnirt_status create_stream(int32_t device, Stream* out) const noexcept {
+    omnirt_stream* stream = nullptr;
+    const omnirt_status status = omnirt_stream_create(backend_, device, &stream);
+    if (status == OMNIRT_STATUS_OK) *out = Stream(backend_, stream);
+    return status;
+  }
+  /// Creates an event on `device`; *out owns it.
+  omnirt_status create_event(int32_t device, Event* out) const noexcept {
+    omnirt_event* event = nullptr;
+    const omnirt_status status = omnirt_event_create(backend_, device, &event);
+    if (status == OMNIRT_STATUS_OK) *out = Event(backend_, event);
+    return status;
+  }
+
+ private:
+  omnirt_backend* backend_ = nullptr;
+};
+
+/// A host: owns an omnirt_host and, through it, the loaded backends. Move-only.
+class Host {
+ public:
+  Host() noexcept = default;
+  ~Host() { omnirt_host_destroy(host_); }
+  Host(Host&& other) noexcept : host_(std::exchange(other.host_, nullptr)) {}
+  Host& operator=(Host&& other) noexcept {
+    if (this != &other) {
+      omnirt_host_destroy(host_);
+      host_ = std::exchange(other.host_, nullptr);
+    }
+    return *this;
+  }
+  Host(const Host&) = delete;
+  Host& operator=(const Host&) = delete;
+
+  /// Creates a host (see omnirt_host_create), destroying any host held
+  /// before. `options` may be NULL (defaults).
+  omnirt_status create(const omnirt_host_options* options = nullptr) noexcept {
+    omnirt_host_destroy(std::exchange(host_, nullptr));
+    return omnirt_host_create(options, &host_);
+  }
+  /// Creates a host searching `plugin_paths` first, with OMNIRT_HOST_* `flags`
+  /// and an optional configuration file.
+  omnirt_status create(std::initializer_list<const char*> plugin_paths, uint32_t flags = 0,
+                       const char* config_path = nullptr) noexcept {
+    omnirt_host_options options{};
+    options.struct_size = sizeof options;
+    options.config_path = config_path;
+    options.plugin_paths = plugin_paths.begin();
+    options.num_plugin_paths = plugin_paths.size();
+    options.flags = flags;
+    return create(&options);
+  }
+
+  /// Selects a backend: "auto" or NULL for the first available, else by name.
+  omnirt_status backend(const char* name, Backend* out) const noexcept {
+    omnirt_backend* backend = nullptr;
+    const omnirt_status status = omnirt_host_get_backend(host_, name, &backend);
+    *out = Backend(backend);
+    return status;
+  }
+  size_t backend_count() const noexcept { return omnirt_host_backend_count(host_); }
+  omnirt_status backend_at(size_t index, Backend* out) const noexcept {
+    omnirt_backend* backend = nullptr;
+    const omnirt_status status = omnirt_host_backend_at(host_, index, &backend);
+    *out = Backend(backend);
+    return status;
+  }
+  size_t candidate_count() const noexcept { return omnirt_host_candidate_count(host_); }
+  omnirt_status candidate(size_t index, omnirt_candidate* out) const noexcept {
+    out->struct_size = sizeof *out;
+    return omnirt_host_get_candidate(host_, index, out);
+  }
+  size_t search_dir_count() const noexcept { return omnirt_host_search_dir_count(host_); }
+  omnirt_status search_dir(size_t index, omnirt_search_dir* out) const noexcept {
+    out->struct_size = sizeof *out;
+    return omnirt_host_get_search_dir(host_, index, out);
+  }
+
+  omnirt_host* get() const noexcept { return host_; }
+  explicit operator bool() const noexcept { return host_ != nullptr; }
+
+ private:
+  omnirt_host* host_ = nullptr;
+};
+
+}  // namespace omnirt
+
+#endif  // OMNIRT_CPP_HOST_HPP_

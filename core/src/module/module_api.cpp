@@ -1,0 +1,131 @@
+// omnirt_module_* (run, timeline access, destroy) and embedder overrides.
+#include <chrono>
+#include <string>
+
+#include "backend.h"
+#include "error.h"
+#include "module/module.h"
+#include "module/tensor.h"
+#include "plugin_call.h"
+#include "report/report.h"
+#include "sized.h"
+
+using omnirt::fail;
+using omnirt::guard_api;
+using omnirt::require_non_null;
+
+namespace {
+
+omnirt_status run_module(omnirt_module* module, const DLTensor* inputs, size_t num_inputs,
+                         omnirt_stream* stream, DLManagedTensor** outputs, size_t output_capacity,
+                         size_t* num_outputs) {
+  constexpr const char* kCall = "omnirt_module_run";
+  OMNIRT_RETURN_IF_ERROR(require_non_null(module, kCall, "module"));
+  OMNIRT_RETURN_IF_ERROR(require_non_null(num_outputs, kCall, "num_outputs"));
+  if (outputs == nullptr && output_capacity > 0) {
+    return omnirt::null_argument(kCall, "outputs");
+  }
+  const std::string& backend = module->backend->name;
+  if (inputs == nullptr && num_inputs > 0) {
+    return fail(OMNIRT_STATUS_INVALID_ARGUMENT, backend,
+                "module '{}': inputs is NULL but num_inputs is {}", module->timeline.tag,
+                num_inputs);
+  }
+  for (size_t i = 0; i < num_inputs; ++i) {
+    if (auto problem = omnirt::tensor::check(inputs[i], i, "input", module->input_device)) {
+      return fail(OMNIRT_STATUS_INVALID_ARGUMENT, backend, "module '{}': {}", module->timeline.tag,
+                  *problem);
+    }
+  }
+  *num_outputs = 0;
+  return module->runner->run(inputs, num_inputs, stream, outputs, output_capacity, num_outputs);
+}
+
+}  // namespace
+
+extern "C" {
+
+void omnirt_module_destroy(omnirt_module* module) {
+  // A plugin must not throw (rule 8); if its executable_destroy does, the
+  // embedder still must not see it.
+  try {
+    delete module;
+  } catch (...) {
+  }
+}
+
+size_t omnirt_module_attempt_count(const omnirt_module* module) {
+  return module != nullptr ? module->timeline.attempts.size() : 0;
+}
+
+omnirt_status omnirt_module_get_attempt(const omnirt_module* module, size_t index,
+                                        omnirt_attempt* out) {
+  constexpr const char* kCall = "omnirt_module_get_attempt";
+  OMNIRT_RETURN_IF_ERROR(require_non_null(module, kCall, "module"));
+  const auto& attempts = module->timeline.attempts;
+  if (index >= attempts.size()) {
+    return fail(OMNIRT_STATUS_OUT_OF_RANGE, {}, "{}: index {} is out of range (there are {})",
+                kCall, index, attempts.size());
+  }
+  const omnirt::wrap::Attempt& a = attempts[index];
+  auto full = omnirt::sized_struct<omnirt_attempt>();
+  full.tier = a.tier;
+  full.ok = a.ok ? 1 : 0;
+  full.selected = a.selected ? 1 : 0;
+  full.status = a.status;
+  full.reason = a.reason.c_str();
+  full.elapsed_ns = a.elapsed_ns;
+  return omnirt::write_sized(out, full, kCall, "omnirt_attempt");
+}
+
+omnirt_status omnirt_module_run(omnirt_module* module, const DLTensor* inputs, size_t num_inputs,
+                                omnirt_stream* stream, DLManagedTensor** outputs,
+                                size_t output_capacity, size_t* num_outputs,
+                                omnirt_report* report) {
+  return guard_api("omnirt_module_run", [&] {
+    const auto start = std::chrono::steady_clock::now();
+    const omnirt_status status =
+        run_module(module, inputs, num_inputs, stream, outputs, output_capacity, num_outputs);
+    if (report != nullptr && module != nullptr) {
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
+      const bool ok = status == OMNIRT_STATUS_OK;
+      report->add_run(module->timeline.tag, ms, status, ok ? outputs : nullptr,
+                      ok ? *num_outputs : 0);
+      if (!ok) report->add_error(status, omnirt_last_error()->message);
+    }
+    return status;
+  });
+}
+
+omnirt_status omnirt_register_override(omnirt_backend* backend, const char* tag,
+                                       omnirt_override_fn fn, void* user_data) {
+  constexpr const char* kCall = "omnirt_register_override";
+  return guard_api(kCall, [&]() -> omnirt_status {
+    OMNIRT_RETURN_IF_ERROR(require_non_null(backend, kCall, "backend"));
+    OMNIRT_RETURN_IF_ERROR(require_non_null(tag, kCall, "tag"));
+    OMNIRT_RETURN_IF_ERROR(require_non_null(reinterpret_cast<const void*>(fn), kCall, "fn"));
+    if (*tag == '\0') return fail(OMNIRT_STATUS_INVALID_ARGUMENT, {}, "{}: tag is empty", kCall);
+    if (!backend->overrides.add(tag, {fn, user_data})) {
+      return fail(OMNIRT_STATUS_ALREADY_EXISTS, backend->name,
+                  "backend '{}' already has an embedder override for tag '{}'", backend->name, tag);
+    }
+    return OMNIRT_STATUS_OK;
+  });
+}
+
+omnirt_status omnirt_unregister_override(omnirt_backend* backend, const char* tag) {
+  constexpr const char* kCall = "omnirt_unregister_override";
+  return guard_api(kCall, [&]() -> omnirt_status {
+    OMNIRT_RETURN_IF_ERROR(require_non_null(backend, kCall, "backend"));
+    OMNIRT_RETURN_IF_ERROR(require_non_null(tag, kCall, "tag"));
+    if (!backend->overrides.remove(tag)) {
+      return fail(OMNIRT_STATUS_NOT_FOUND, backend->name,
+                  "backend '{}' has no embedder override for tag '{}'", backend->name, tag);
+    }
+    return OMNIRT_STATUS_OK;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,41 @@
+// The record of one wrap_module call: every tier attempted, in order.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "omnirt/status.h"
+
+namespace omnirt::wrap {
+
+struct Attempt {
+  int32_t tier = 0;
+  bool ok = false;
+  bool selected = false;
+  omnirt_status status = 0;
+  /// Why it failed or was skipped; "" when ok.
+  std::string reason;
+  /// What served the tier ("embedder override", "op 'rms_norm' of backend 'cpu'"); may be "".
+  std::string detail;
+  uint64_t elapsed_ns = 0;
+};
+
+struct TimelineEntry {
+  std::string backend;
+  std::string tag;
+  int32_t device = 0;
+  std::vector<Attempt> attempts;
+  /// Wall time of the whole wrap_module call.
+  uint64_t elapsed_ns = 0;
+
+  /// The selected attempt, or nullptr when every tier failed.
+  const Attempt* selected() const {
+    for (const Attempt& a : attempts) {
+      if (a.selected) return &a;
+    }
+    return nullptr;
+  }
+};
+
+}  // namespace omnirt::wrap

@@ -1,0 +1,45 @@
+#include "report/report.h"
+
+#include "module/tensor.h"
+
+using omnirt::report::Stage;
+
+void omnirt_report::add_timeline(const omnirt::wrap::TimelineEntry& entry) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  device_ = entry.device;
+  timeline_.push_back(entry);
+  stages_.push_back(Stage{"wrap_module", "wrap", entry.tag,
+                          static_cast<double>(entry.elapsed_ns) / 1e6,
+                          entry.selected() != nullptr});
+}
+
+void omnirt_report::add_run(const std::string& tag, double ms, omnirt_status status,
+                            const DLManagedTensor* const* outputs, size_t num_outputs) {
+  omnirt::report::Outputs summary{0, tag, {}};
+  for (size_t i = 0; i < num_outputs; ++i) {
+    const DLTensor& t = outputs[i]->dl_tensor;
+    summary.tensors.push_back({std::vector<int64_t>(t.shape, t.shape + t.ndim),
+                               omnirt::tensor::dtype_name(t.dtype),
+                               omnirt::tensor::device_name(t.device)});
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  const bool ok = status == OMNIRT_STATUS_OK;
+  stages_.push_back(Stage{"run", "run", tag, ms, ok});
+  if (ok) {
+    summary.run = runs_;
+    last_outputs_ = std::move(summary);
+  } else {
+    ++failed_runs_;
+  }
+  ++runs_;
+}
+
+void omnirt_report::add_stage(const std::string& name, double ms) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stages_.push_back(Stage{name, "embedder", "", ms, true});
+}
+
+void omnirt_report::add_error(omnirt_status status, const std::string& message) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  errors_.push_back({status, message});
+}

@@ -1,0 +1,168 @@
+// Renders an omnirt_report as JSON; the schema is docs/run-report.md.
+#include <algorithm>
+#include <ctime>
+
+#include <nlohmann/json.hpp>
+
+#include "backend.h"
+#include "host_services.h"
+#include "module/policy.h"
+#include "module/tensor.h"
+#include "report/report.h"
+
+// ordered: the document reads in the order docs/run-report.md shows.
+using json = nlohmann::ordered_json;
+
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+std::string version_text(uint32_t packed) {
+  return std::to_string(OMNIRT_VERSION_MAJOR(packed)) + "." +
+         std::to_string(OMNIRT_VERSION_MINOR(packed));
+}
+
+std::string utc_text(std::chrono::system_clock::time_point when) {
+  const std::time_t t = std::chrono::system_clock::to_time_t(when);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+json backend_json(omnirt_backend* backend) {
+  omnirt_backend_info info{};
+  info.struct_size = sizeof info;
+  omnirt_capabilities caps{};
+  caps.struct_size = sizeof caps;
+  json out = {{"name", backend->name}};
+  if (omnirt_backend_get_info(backend, &info) == OMNIRT_STATUS_OK) {
+    out["plugin_version"] = info.plugin_version;
+    out["abi_version"] = version_text(info.abi_version);
+  }
+  if (omnirt_get_capabilities(backend, &caps) == OMNIRT_STATUS_OK) {
+    out["device_type"] = omnirt::tensor::device_type_name(caps.dl_device_type);
+  }
+  return out;
+}
+
+json timeline_json(const omnirt::wrap::TimelineEntry& entry) {
+  json attempts = json::array();
+  for (const omnirt::wrap::Attempt& a : entry.attempts) {
+    attempts.push_back({{"tier", omnirt::wrap::tier_name(a.tier)},
+                        {"ok", a.ok},
+                        {"selected", a.selected},
+                        {"status", omnirt_status_name(a.status)},
+                        {"reason", a.reason},
+                        {"detail", a.detail},
+                        {"elapsed_ms", static_cast<double>(a.elapsed_ns) / 1e6}});
+  }
+  const omnirt::wrap::Attempt* selected = entry.selected();
+  return {{"backend", entry.backend},
+          {"tag", entry.tag},
+          {"device", entry.device},
+          {"selected_tier",
+           selected != nullptr ? json(omnirt::wrap::tier_name(selected->tier)) : json(nullptr)},
+          {"wrap_ms", static_cast<double>(entry.elapsed_ns) / 1e6},
+          {"attempts", attempts}};
+}
+
+// Memory statistics sampled now, each field null unless the backend knows it.
+json memory_json(omnirt_backend* backend, int32_t device) {
+  json out = {{"device", device}, {"known", json::array()}};
+  omnirt_memory_stats stats{};
+  stats.struct_size = sizeof stats;
+  std::string error;
+  // The slot directly, not omnirt_get_memory_stats: rendering a report must
+  // not replace the embedder's last error.
+  if (backend->vtable.memory_stats == nullptr) {
+    error = "backend '" + backend->name + "' does not report memory statistics";
+  } else {
+    omnirt::clear_plugin_error();
+    const omnirt_status s = backend->vtable.memory_stats(backend->state, device, &stats);
+    if (s != OMNIRT_STATUS_OK) {
+      const omnirt::PluginError* detail = omnirt::recorded_plugin_error();
+      error =
+          detail != nullptr && !detail->message.empty() ? detail->message : omnirt_status_name(s);
+      stats.known = 0;
+    }
+  }
+  const struct {
+    uint32_t bit;
+    const char* name;
+    uint64_t value;
+  } fields[] = {{OMNIRT_STAT_ALLOCATED_BYTES, "allocated_bytes", stats.allocated_bytes},
+                {OMNIRT_STAT_PEAK_BYTES, "peak_bytes", stats.peak_bytes},
+                {OMNIRT_STAT_RESERVED_BYTES, "reserved_bytes", stats.reserved_bytes},
+                {OMNIRT_STAT_ALLOC_COUNT, "alloc_count", stats.alloc_count},
+                {OMNIRT_STAT_FREE_COUNT, "free_count", stats.free_count}};
+  for (const auto& f : fields) {
+    const bool known = (stats.known & f.bit) != 0;
+    out[f.name] = known ? json(f.value) : json(nullptr);
+    if (known) out["known"].push_back(f.name);
+  }
+  if (!error.empty()) out["error"] = error;
+  return out;
+}
+
+}  // namespace
+
+std::string omnirt_report::to_json() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  json timeline = json::array();
+  for (const auto& entry : timeline_) timeline.push_back(timeline_json(entry));
+
+  json stages = json::array();
+  double total = 0, fastest = 0, slowest = 0;
+  size_t timed = 0;
+  for (const auto& s : stages_) {
+    json stage = {{"name", s.name}, {"kind", s.kind}, {"ms", s.ms}, {"ok", s.ok}};
+    if (s.kind != "embedder") stage["tag"] = s.tag;
+    stages.push_back(std::move(stage));
+    if (s.kind != "run") continue;
+    total += s.ms;
+    fastest = timed == 0 ? s.ms : std::min(fastest, s.ms);
+    slowest = std::max(slowest, s.ms);
+    ++timed;
+  }
+
+  json outputs = nullptr;
+  if (last_outputs_) {
+    json tensors = json::array();
+    for (const auto& t : last_outputs_->tensors) {
+      tensors.push_back({{"shape", t.shape}, {"dtype", t.dtype}, {"device", t.device}});
+    }
+    outputs = {{"run", last_outputs_->run}, {"tag", last_outputs_->tag}, {"tensors", tensors}};
+  }
+
+  json errors = json::array();
+  for (const auto& e : errors_) {
+    errors.push_back({{"status", omnirt_status_name(e.status)}, {"message", e.message}});
+  }
+
+  const json doc = {
+      {"schema_version", kSchemaVersion},
+      {"run_id", run_id},
+      {"created_at", utc_text(created)},
+      {"ok", errors_.empty()},
+      {"host",
+       {{"library_version", omnirt_library_version()},
+        {"abi_version", version_text(omnirt_abi_version())}}},
+      {"backend", backend_json(backend)},
+      {"timeline", timeline},
+      {"stages", stages},
+      {"runs",
+       {{"count", runs_},
+        {"failed", failed_runs_},
+        {"total_ms", total},
+        {"mean_ms", timed > 0 ? total / static_cast<double>(timed) : 0.0},
+        {"min_ms", fastest},
+        {"max_ms", slowest}}},
+      {"memory", memory_json(backend, device_)},
+      {"outputs", outputs},
+      {"errors", errors},
+  };
+  // Replace, not throw, on invalid UTF-8 in plugin messages.
+  return doc.dump(2, ' ', false, json::error_handler_t::replace);
+}

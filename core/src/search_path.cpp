@@ -1,0 +1,89 @@
+#include "search_path.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "config.h"
+#include "environment.h"
+
+namespace omnirt {
+namespace {
+
+SearchDirRecord place(std::string path, omnirt_path_source source) {
+  return SearchDirRecord{std::move(path), source, true, ""};
+}
+
+SearchDirRecord skipped(omnirt_path_source source, std::string note) {
+  return SearchDirRecord{"", source, false, std::move(note)};
+}
+
+void add_environment(const Environment& env, std::vector<SearchDirRecord>* dirs) {
+  const auto source = OMNIRT_SOURCE_ENVIRONMENT;
+  if (env.ignored) {
+    dirs->push_back(skipped(source, "OMNIRT_PLUGIN_PATH ignored: the embedder set OMNIRT_HOST_IGNORE_ENVIRONMENT"));
+  } else if (env.secure) {
+    dirs->push_back(skipped(source, "OMNIRT_PLUGIN_PATH ignored: setuid/setgid process (secure_getenv)"));
+  } else if (!env.plugin_path.has_value() || env.plugin_path->empty()) {
+    dirs->push_back(skipped(source, "OMNIRT_PLUGIN_PATH is not set"));
+  } else {
+    const std::string& list = *env.plugin_path;
+    size_t begin = 0;
+    while (begin <= list.size()) {
+      const size_t end = std::min(list.find(':', begin), list.size());
+      if (end > begin) dirs->push_back(place(list.substr(begin, end - begin), source));
+      begin = end + 1;
+    }
+  }
+}
+
+void add_config(const HostConfig& config, std::vector<SearchDirRecord>* dirs) {
+  const auto source = OMNIRT_SOURCE_CONFIG;
+  if (config.path.empty()) {
+    dirs->push_back(skipped(source, "no configuration file"));
+  } else if (config.plugin_dirs.empty()) {
+    dirs->push_back(skipped(source, "configuration '" + config.path + "' has no plugin_dirs"));
+  } else {
+    for (const std::string& dir : config.plugin_dirs) dirs->push_back(place(dir, source));
+  }
+}
+
+void add_installed(bool skip, std::vector<SearchDirRecord>* dirs) {
+  const auto source = OMNIRT_SOURCE_INSTALLED;
+  if (skip) {
+    dirs->push_back(skipped(source, "skipped: the embedder set OMNIRT_HOST_SKIP_INSTALLED_DIR"));
+    return;
+  }
+  std::string dir = installed_plugin_dir();
+  if (dir.empty()) {
+    dirs->push_back(skipped(source, "the location of libomnirt.so is unknown"));
+  } else {
+    dirs->push_back(place(std::move(dir), source));
+  }
+}
+
+}  // namespace
+
+std::vector<SearchDirRecord> build_search_path(const std::vector<std::string>& api_paths,
+                                               const Environment& env, const HostConfig& config,
+                                               bool skip_installed) {
+  std::vector<SearchDirRecord> dirs;
+  for (const std::string& path : api_paths) dirs.push_back(place(path, OMNIRT_SOURCE_API));
+  if (api_paths.empty()) dirs.push_back(skipped(OMNIRT_SOURCE_API, "the embedder gave no plugin paths"));
+  add_environment(env, &dirs);
+  add_config(config, &dirs);
+  add_installed(skip_installed, &dirs);
+  return dirs;
+}
+
+std::string installed_plugin_dir() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&installed_plugin_dir), &info) == 0 || info.dli_fname == nullptr) {
+    return {};
+  }
+  const std::filesystem::path library(info.dli_fname);
+  return (library.parent_path() / "omnirt" / "plugins").string();
+}
+
+}  // namespace omnirt

@@ -1,0 +1,123 @@
+// omnirt-probe run against the fake zoo: the table, the JSON and the exit codes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "test_support.h"
+
+namespace omnirt_test {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct ProbeRun {
+  int exit_code = -1;
+  std::string out;
+};
+
+// Runs omnirt-probe with `arguments` (stdout only) and the environment ignored.
+ProbeRun probe(const std::string& arguments) {
+  const std::string command = std::string(OMNIRT_PROBE_PATH) + " --no-env --no-installed " + arguments + " 2>/dev/null";
+  ProbeRun run;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  std::array<char, 4096> buffer;
+  size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+const nlohmann::json* find_by(const nlohmann::json& array, const char* key, const std::string& value) {
+  for (const auto& item : array) {
+    if (item.at(key) == value) return &item;
+  }
+  return nullptr;
+}
+
+TEST(Probe, TablesShowBackendsDevicesCapabilitiesAndRejectedFiles) {
+  const ProbeRun run = probe(std::string("--plugin-dir ") + ZOO_DIR);
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_THAT(run.out, HasSubstr("5 of 6 backend(s) available"));
+  EXPECT_THAT(run.out, HasSubstr("Backends (in selection order):"));
+  EXPECT_THAT(run.out, HasSubstr("unavailable: fake: no fake device here"));
+  EXPECT_THAT(run.out, HasSubstr("Fake Device 0"));
+  EXPECT_THAT(run.out, HasSubstr("1.00 GiB / 1.00 GiB"));
+  EXPECT_THAT(run.out, HasSubstr("host_alloc async_copy stream_ordered_alloc streams events"));
+  EXPECT_THAT(run.out, HasSubstr("f32 f16 i32"));
+  EXPECT_THAT(run.out, HasSubstr("omnirt.fake v1"));
+  EXPECT_THAT(run.out, HasSubstr("Rejected files:"));
+  EXPECT_THAT(run.out, HasSubstr("entry_symbol  INTERNAL"));
+  EXPECT_THAT(run.out, HasSubstr("required slot is NULL: memset_sync"));
+  EXPECT_THAT(run.out, ::testing::Not(HasSubstr("Search path")));
+}
+
+TEST(Probe, VerboseShowsTheSearchPathAndLoadTimes) {
+  const ProbeRun run = probe(std::string("--verbose --plugin-dir ") + ZOO_GOOD);
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_THAT(run.out, HasSubstr("Search path (in order):"));
+  EXPECT_THAT(run.out, HasSubstr("OMNIRT_HOST_IGNORE_ENVIRONMENT"));
+  EXPECT_THAT(run.out, HasSubstr("OMNIRT_HOST_SKIP_INSTALLED_DIR"));
+  EXPECT_THAT(run.out, HasSubstr("Candidates (in search order):"));
+  EXPECT_THAT(run.out, HasSubstr(" ms"));
+}
+
+TEST(Probe, JsonHasTheSameData) {
+  const ProbeRun run = probe(std::string("--json --plugin-dir ") + ZOO_DIR + " --plugin-dir " + ZOO_DUP_A);
+  ASSERT_EQ(run.exit_code, 0);
+  const nlohmann::json doc = nlohmann::json::parse(run.out);
+  EXPECT_EQ(doc.at("schema_version"), 1);
+  EXPECT_EQ(doc.at("abi_version"), "1.0");
+  EXPECT_EQ(doc.at("available_backends"), 6);
+  EXPECT_GT(doc.at("host_create_ns").get<uint64_t>(), 0u);
+  ASSERT_EQ(doc.at("search_path").size(), 5u);
+  EXPECT_EQ(doc.at("search_path")[0].at("path"), ZOO_DIR);
+  EXPECT_EQ(doc.at("search_path")[0].at("source"), "api");
+  EXPECT_EQ(doc.at("search_path")[2].at("source"), "environment");
+
+  const nlohmann::json* good = find_by(doc.at("backends"), "name", "good");
+  ASSERT_NE(good, nullptr);
+  EXPECT_EQ(good->at("available"), true);
+  EXPECT_EQ(good->at("abi_version"), "1.0");
+  EXPECT_EQ(good->at("capabilities").at("vendor"), "fake");
+  EXPECT_EQ(good->at("capabilities").at("dl_device_type"), "cpu");
+  EXPECT_EQ(good->at("capabilities").at("op_sets")[0].at("name"), "omnirt.fake");
+  EXPECT_EQ(good->at("devices")[0].at("free_memory_bytes"), uint64_t{1} << 30);
+  const nlohmann::json* minimal = find_by(doc.at("backends"), "name", "minimal");
+  ASSERT_NE(minimal, nullptr);
+  EXPECT_TRUE(minimal->at("devices")[0].at("free_memory_bytes").is_null());  // no mem_get_info
+  EXPECT_EQ(minimal->at("devices")[0].at("total_memory_bytes"), uint64_t{1} << 30);
+
+  const nlohmann::json* noentry = find_by(doc.at("candidates"), "path", ZOO_NOENTRY);
+  ASSERT_NE(noentry, nullptr);
+  EXPECT_EQ(noentry->at("loaded"), false);
+  EXPECT_EQ(noentry->at("stage"), "dlopen");
+  EXPECT_EQ(noentry->at("status"), "INCOMPATIBLE");
+  EXPECT_THAT(noentry->at("reason").get<std::string>(), HasSubstr("no symbol 'omnirt_backend_entry'"));
+}
+
+TEST(Probe, ExitsWithOneWhenNothingIsAvailable) {
+  const ProbeRun run = probe(std::string("--plugin-dir ") + ZOO_UNAVAIL);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.out, HasSubstr("0 of 1 backend(s) available"));
+}
+
+TEST(Probe, ExitsWithTwoOnUsageOrConfigurationErrors) {
+  EXPECT_EQ(probe("--no-such-option").exit_code, 2);
+  TempDir dir;
+  write_file(dir / "bad.yaml", "plugin_dir: [x]\n");
+  EXPECT_EQ(probe("--config " + (dir / "bad.yaml")).exit_code, 2);
+  const ProbeRun help = probe("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.out, HasSubstr("2  usage or configuration error"));
+}
+
+}  // namespace
+}  // namespace omnirt_test
