@@ -1,0 +1,279 @@
+// omnirt-run: wraps a TorchScript model on a backend through the host, runs
+// it on seeded random (or .npy) inputs, and prints latency and the run report.
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "device_io.h"
+#include "inputs.h"
+#include "latency.h"
+#include "npy.h"
+#include "omnirt/host.h"
+#include "progress.h"
+#include "summary.h"
+
+namespace fs = std::filesystem;
+using namespace omnirt::run;
+
+namespace {
+
+// Exit codes; also in --help and tools/run/README.md.
+enum Exit : int {
+  kOk = 0,
+  kModelFailed = 1,  // wrap_module or a run failed (the report says why)
+  kUsage = 2,        // bad command line or input spec
+  kNoBackend = 3,    // host could not be made, or the backend is unknown/unavailable
+  kIoError = 4,      // an input file could not be read or an output not written
+};
+
+constexpr const char* kExitCodes =
+    "Exit codes: 0 success; 1 the model failed to wrap or run (see the report); "
+    "2 bad command line or input spec; 3 no host or no usable backend; "
+    "4 reading an input file or writing outputs failed.";
+
+struct Options {
+  std::string model;
+  std::string backend = "auto";
+  std::vector<std::string> inputs;
+  std::vector<std::string> input_files;
+  uint64_t seed = 0;
+  size_t iters = 10;
+  size_t warmup = 3;
+  std::string save_dir;
+  bool json = false;
+  bool no_compile = false;
+  std::string tag;
+  std::vector<std::string> plugin_dirs;
+  std::string config;
+  int32_t device = 0;
+};
+
+// Failures that map to an exit code.
+struct Failure : std::runtime_error {
+  Failure(Exit c, const std::string& what) : std::runtime_error(what), code(c) {}
+  Exit code;
+};
+
+template <class F>
+auto or_exit(Exit code, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Failure&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Failure(code, e.what());
+  }
+}
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+struct HostDeleter {
+  void operator()(omnirt_host* h) const { omnirt_host_destroy(h); }
+};
+struct ReportDeleter {
+  void operator()(omnirt_report* r) const { omnirt_report_destroy(r); }
+};
+struct ModuleDeleter {
+  void operator()(omnirt_module* m) const { omnirt_module_destroy(m); }
+};
+
+// Outputs of one run, released together.
+class Outputs {
+ public:
+  ~Outputs() { release(); }
+  void release() {
+    for (size_t i = 0; i < count; ++i) slots[i]->deleter(slots[i]);
+    count = 0;
+  }
+  std::vector<DLManagedTensor*> slots = std::vector<DLManagedTensor*>(16);
+  size_t count = 0;
+};
+
+std::vector<HostTensor> make_inputs(const Options& o) {
+  std::vector<HostTensor> inputs;
+  for (size_t i = 0; i < o.inputs.size(); ++i) {
+    HostTensor t = or_exit(kUsage, [&] { return parse_input_spec(o.inputs[i]); });
+    fill_random(t, o.seed + i);  // a different stream per input
+    inputs.push_back(std::move(t));
+  }
+  for (const std::string& path : o.input_files) {
+    inputs.push_back(or_exit(kIoError, [&] { return read_npy(path); }));
+  }
+  return inputs;
+}
+
+std::string report_json(omnirt_report* report) {
+  char* text = nullptr;
+  check(omnirt_report_to_json(report, &text), "render the run report");
+  std::string copy = text;
+  omnirt_string_free(text);
+  return copy;
+}
+
+void print(const Options& o, omnirt_report* report, const std::vector<double>& samples) {
+  const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(report_json(report));
+  const Latency l = summarize(samples);
+  if (o.json) {
+    nlohmann::ordered_json out = {{"latency_ms",
+                           {{"iterations", samples.size()},
+                            {"warmup", o.warmup},
+                            {"median", l.median_ms},
+                            {"p90", l.p90_ms},
+                            {"mean", l.mean_ms},
+                            {"min", l.min_ms},
+                            {"max", l.max_ms}}},
+                          {"report", doc}};
+    std::cout << out.dump(2) << std::endl;
+  } else {
+    print_summary(std::cout, doc, l, samples.size());
+  }
+}
+
+void save_outputs(const Options& o, omnirt_backend* backend, const Outputs& outputs) {
+  or_exit(kIoError, [&] {
+    fs::create_directories(o.save_dir);
+    for (size_t i = 0; i < outputs.count; ++i) {
+      const fs::path path = fs::path(o.save_dir) / ("output_" + std::to_string(i) + ".npy");
+      write_npy(path.string(), to_host(backend, outputs.slots[i]->dl_tensor));
+      if (!o.json) std::cout << "saved    " << path.string() << "\n";
+    }
+  });
+}
+
+int run(const Options& o) {
+  std::vector<const char*> dirs;
+  for (const auto& d : o.plugin_dirs) dirs.push_back(d.c_str());
+  omnirt_host_options host_options{};
+  host_options.struct_size = sizeof host_options;
+  host_options.config_path = o.config.empty() ? nullptr : o.config.c_str();
+  host_options.plugin_paths = dirs.data();
+  host_options.num_plugin_paths = dirs.size();
+  omnirt_host* raw_host = nullptr;
+  or_exit(kNoBackend,
+          [&] { check(omnirt_host_create(&host_options, &raw_host), "create the host"); });
+  std::unique_ptr<omnirt_host, HostDeleter> host(raw_host);
+  omnirt_backend* backend = nullptr;
+  or_exit(kNoBackend, [&] {
+    check(omnirt_host_get_backend(host.get(), o.backend.c_str(), &backend),
+          ("select backend '" + o.backend + "'").c_str());
+  });
+
+  omnirt_report* raw_report = nullptr;
+  check(omnirt_report_create(backend, nullptr, &raw_report), "create the run report");
+  std::unique_ptr<omnirt_report, ReportDeleter> report(raw_report);
+
+  auto start = std::chrono::steady_clock::now();
+  std::vector<HostTensor> host_inputs = make_inputs(o);
+  DeviceInputs inputs(backend, o.device, host_inputs);
+  omnirt_report_add_stage(report.get(), "prepare_inputs", ms_since(start));
+
+  const std::string tag = o.tag.empty() ? fs::path(o.model).stem().string() : o.tag;
+  omnirt_module_source source{};
+  source.struct_size = sizeof source;
+  source.format = "torchscript";
+  source.path = o.model.c_str();
+  omnirt_wrap_options wrap{};
+  wrap.struct_size = sizeof wrap;
+  wrap.device = o.device;
+  wrap.flags = o.no_compile ? OMNIRT_WRAP_DISABLE_COMPILE : 0;
+  omnirt_module* raw_module = nullptr;
+  if (omnirt_wrap_module(backend, &source, tag.c_str(), &wrap, report.get(), &raw_module) !=
+      OMNIRT_STATUS_OK) {
+    print(o, report.get(), {});
+    return kModelFailed;
+  }
+  std::unique_ptr<omnirt_module, ModuleDeleter> module(raw_module);
+
+  Outputs outputs;
+  std::vector<double> samples;
+  Progress progress(o.warmup + o.iters);
+  for (size_t i = 0; i < o.warmup + o.iters; ++i) {
+    outputs.release();
+    start = std::chrono::steady_clock::now();
+    omnirt_status status =
+        omnirt_module_run(module.get(), inputs.tensors().data(), inputs.tensors().size(), nullptr,
+                          outputs.slots.data(), outputs.slots.size(), &outputs.count, report.get());
+    if (status == OMNIRT_STATUS_OUT_OF_RANGE && outputs.count > outputs.slots.size()) {
+      outputs.slots.resize(outputs.count);  // more outputs than we guessed: ask again
+      --i;
+      continue;
+    }
+    const double ms = ms_since(start);
+    if (status != OMNIRT_STATUS_OK) {
+      progress.finish();
+      outputs.count = 0;
+      print(o, report.get(), samples);
+      return kModelFailed;
+    }
+    if (i >= o.warmup) samples.push_back(ms);
+    progress.update(i + 1, ms);
+  }
+  progress.finish();
+  if (!o.save_dir.empty()) save_outputs(o, backend, outputs);
+  print(o, report.get(), samples);
+  return kOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "omnirt-run: wrap a TorchScript model on an OmniRT backend, run it and print "
+      "latency and the run report."};
+  app.footer(kExitCodes);
+  Options o;
+  app.add_option("model", o.model, "TorchScript model file (.pt)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("--backend", o.backend, "Backend name, or auto (the first available)")
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  // Repeatable options take one value each, so they never swallow MODEL.
+  app.add_option("--input", o.inputs, "Random input SHAPE:DTYPE, e.g. 1x3x224x224:f32 (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--input-file", o.input_files,
+                 "Input from a .npy file (repeatable; after --input ones)")
+      ->check(CLI::ExistingFile)
+      ->allow_extra_args(false);
+  app.add_option("--seed", o.seed, "Seed of the random inputs")->capture_default_str();
+  app.add_option("--iters", o.iters, "Timed iterations")->capture_default_str();
+  app.add_option("--warmup", o.warmup, "Untimed iterations first")->capture_default_str();
+  app.add_option("--device", o.device, "Device index on the backend")->capture_default_str();
+  app.add_option("--save-outputs", o.save_dir,
+                 "Write the last run's outputs as DIR/output_<i>.npy");
+  app.add_flag("--json", o.json, "Print latency and the full run report as one JSON document");
+  app.add_flag("--no-compile", o.no_compile, "Skip the compile tier (eager or override only)");
+  app.add_option("--tag", o.tag, "Module tag for policy and overrides (default: the file's stem)");
+  app.add_option("--plugin-dir", o.plugin_dirs,
+                 "Plugin file or directory searched first (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--config", o.config, "YAML configuration file")->check(CLI::ExistingFile);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kOk : kUsage;
+  }
+  if (o.inputs.empty() && o.input_files.empty()) {
+    std::cerr << "omnirt-run: give at least one --input or --input-file\n";
+    return kUsage;
+  }
+  try {
+    return run(o);
+  } catch (const Failure& f) {
+    std::cerr << "omnirt-run: " << f.what() << "\n";
+    return f.code;
+  } catch (const std::exception& e) {
+    std::cerr << "omnirt-run: " << e.what() << "\n";
+    return kModelFailed;
+  }
+}

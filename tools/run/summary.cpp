@@ -1,0 +1,65 @@
+#include "summary.h"
+
+#include <iomanip>
+
+namespace omnirt::run {
+namespace {
+
+std::string ms_text(double ms) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(ms < 1 ? 3 : 2) << ms << " ms";
+  return s.str();
+}
+
+std::string shape_of(const nlohmann::ordered_json& shape) {
+  std::string text;
+  for (const auto& d : shape) text += (text.empty() ? "" : "x") + std::to_string(d.get<int64_t>());
+  return text.empty() ? "scalar" : text;
+}
+
+}  // namespace
+
+void print_summary(std::ostream& out, const nlohmann::ordered_json& r, const Latency& latency,
+                   size_t iters) {
+  const auto& b = r["backend"];
+  out << "backend  " << b.value("name", "?") << " (plugin " << b.value("plugin_version", "?")
+      << ", ABI " << b.value("abi_version", "?") << ")   run " << r.value("run_id", "?") << "\n";
+  for (const auto& entry : r["timeline"]) {
+    const auto& selected = entry["selected_tier"];
+    out << "wrap     '" << entry.value("tag", "") << "' -> "
+        << (selected.is_null() ? std::string("FAILED") : selected.get<std::string>() + " tier")
+        << " in " << ms_text(entry.value("wrap_ms", 0.0)) << "\n";
+    for (const auto& a : entry["attempts"]) {
+      out << "  " << std::left << std::setw(9) << a.value("tier", "") << std::setw(17)
+          << (a.value("selected", false) ? "ok, selected" : a.value("status", "")) << std::right
+          << std::setw(12) << ms_text(a.value("elapsed_ms", 0.0));
+      const std::string note = a.value("ok", false) ? a.value("detail", "") : a.value("reason", "");
+      if (!note.empty()) out << "  " << note;
+      out << "\n";
+    }
+  }
+  if (iters > 0) {
+    out << "latency  " << iters << " iterations: median " << ms_text(latency.median_ms) << ", p90 "
+        << ms_text(latency.p90_ms) << ", mean " << ms_text(latency.mean_ms) << " (min "
+        << ms_text(latency.min_ms) << ", max " << ms_text(latency.max_ms) << ")\n";
+  }
+  if (r["outputs"].is_object()) {
+    for (const auto& t : r["outputs"]["tensors"]) {
+      out << "output   " << shape_of(t["shape"]) << " " << t.value("dtype", "") << " on "
+          << t.value("device", "") << "\n";
+    }
+  }
+  const auto& memory = r["memory"];
+  out << "memory   device " << memory.value("device", 0) << ":";
+  if (memory["known"].empty()) out << " not reported";
+  for (const auto& name : memory["known"]) {
+    out << " " << name.get<std::string>() << "=" << memory[name.get<std::string>()].get<uint64_t>();
+  }
+  if (memory.contains("error")) out << " (" << memory["error"].get<std::string>() << ")";
+  out << "\n";
+  for (const auto& e : r["errors"]) {
+    out << "error    " << e.value("status", "") << ": " << e.value("message", "") << "\n";
+  }
+}
+
+}  // namespace omnirt::run
