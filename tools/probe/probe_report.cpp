@@ -39,6 +39,8 @@ void add_devices(omnirt_backend* handle, Backend* backend) {
     backend->errors.push_back(failure("device count"));
     return;
   }
+  // Lazily initialized backends report 0 in their capabilities until first use.
+  backend->device_count = count;
   for (int32_t index = 0; index < count; ++index) {
     omnirt_device_info info{};
     info.struct_size = sizeof info;

@@ -80,7 +80,12 @@ json memory_json(omnirt_backend* backend, int32_t device) {
     error = "backend '" + backend->name + "' does not report memory statistics";
   } else {
     omnirt::clear_plugin_error();
-    const omnirt_status s = backend->vtable.memory_stats(backend->state, device, &stats);
+    omnirt_status s;
+    try {
+      s = backend->vtable.memory_stats(backend->state, device, &stats);
+    } catch (...) {  // defence in depth, as in call_slot: PLUGIN_RULES 8 forbids it
+      s = OMNIRT_STATUS_INTERNAL;
+    }
     if (s != OMNIRT_STATUS_OK) {
       const omnirt::PluginError* detail = omnirt::recorded_plugin_error();
       error =
