@@ -128,6 +128,7 @@ class FakeBackend {
     if (field(text, tier_key) == "fail") {
       fail(OMNIRT_STATUS_INVALID_ARGUMENT, std::string("fake: ") + tier_key + " failure requested");
     }
+    if (field(text, tier_key) == "null") return nullptr;  // a broken plugin: OK but nothing
     return reinterpret_cast<omnirt_executable*>(new FakeExecutable{tier});
   }
 

@@ -140,6 +140,19 @@ TEST_F(FakeWrap, WithoutOverrideFallsBackToEager) {
   EXPECT_EQ(run(m.get()), kTwice);
 }
 
+TEST_F(FakeWrap, OkWithoutAnExecutableIsAFailedAttempt) {
+  Module m;
+  ASSERT_EQ(wrap(fake_, "fake: compile=null", "block", &m), OMNIRT_STATUS_OK) << last_message();
+  const auto a = attempts(m.get());
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_EQ(a[0].tier, OMNIRT_TIER_COMPILE);
+  EXPECT_EQ(a[0].ok, 0);
+  EXPECT_EQ(a[0].status, OMNIRT_STATUS_INTERNAL);
+  EXPECT_THAT(a[0].reason, HasSubstr("returned OK from module_load but no executable"));
+  EXPECT_EQ(a[2].selected, 1);
+  EXPECT_EQ(run(m.get()), kTwice);
+}
+
 TEST_F(FakeWrap, AllTiersFailingFailsWithTheWholeEntry) {
   Report report = make_report(fake_);
   Module m;

@@ -68,6 +68,10 @@ struct Wrap {
         backend, "module_load", device, &source, static_cast<int32_t>(tier),
         tag.empty() ? nullptr : tag.c_str(), &executable);
     if (status != OMNIRT_STATUS_OK) return failed(a, status, omnirt_last_error()->message);
+    if (executable == nullptr) {  // a broken plugin must not become a selected tier
+      return failed(a, OMNIRT_STATUS_INTERNAL,
+                    "backend '" + backend.name + "' returned OK from module_load but no executable");
+    }
     a.ok = true;
     runner = make_executable_runner(backend, executable);
   }

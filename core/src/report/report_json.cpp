@@ -76,7 +76,9 @@ json memory_json(omnirt_backend* backend, int32_t device) {
   std::string error;
   // The slot directly, not omnirt_get_memory_stats: rendering a report must
   // not replace the embedder's last error.
-  if (backend->vtable.memory_stats == nullptr) {
+  if (!backend->available) {
+    error = "backend '" + backend->name + "' is not available: " + backend->unavailable_reason;
+  } else if (backend->vtable.memory_stats == nullptr) {
     error = "backend '" + backend->name + "' does not report memory statistics";
   } else {
     omnirt::clear_plugin_error();
