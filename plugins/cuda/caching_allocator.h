@@ -11,14 +11,22 @@
 // call. When the device is full the cache is released and the allocation
 // retried. Blocks are never split, so reserved_bytes exceeds allocated_bytes
 // by the rounding (under 25%) plus what is cached.
+//
+// The hot path is an alloc+free pair served from the cache: one lock per
+// call, a size-class index computed from the size (no lookup), a LIFO bin,
+// and one PointerTable probe on free. Every block, live or cached, stays in
+// the table from its device allocation to its release, so a cache hit
+// touches no map at all.
 #ifndef OMNIRT_PLUGINS_CUDA_CACHING_ALLOCATOR_H_
 #define OMNIRT_PLUGINS_CUDA_CACHING_ALLOCATOR_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
-#include <unordered_map>
 #include <vector>
+
+#include "pointer_table.h"
 
 namespace omnirt::cuda {
 
@@ -89,20 +97,24 @@ class CachingAllocator {
     void* ptr = nullptr;
     size_t size = 0;       // size class: bytes held from the device
     size_t requested = 0;  // bytes asked for; 0 while cached
+    uint32_t bin = 0;      // index of the size class
     Stream stream = nullptr;
     DeviceMemory::Event event = nullptr;  // recorded on `stream` when another stream asked
   };
 
-  // A cached block keeps its map node, so that reusing it allocates nothing.
-  using Node = std::unordered_map<void*, Block>::node_type;
+  // Size classes up to the largest allocatable size (SIZE_MAX / 4): class 0
+  // is 512 bytes, then four per power of two.
+  static constexpr size_t kBins = 4 * 64;
+  static uint32_t bin_of(size_t size);
 
-  bool take_cached(size_t size, Stream stream, Node& out);
+  Block* take_cached(uint32_t bin, Stream stream);
+  Block* allocate_from_device(uint32_t bin, size_t rounded, size_t size);
   uint64_t release_cached_locked();
 
   DeviceMemory& device_;
   mutable std::mutex mutex_;
-  std::unordered_map<void*, Block> live_;
-  std::unordered_map<size_t, std::vector<Node>> cached_;  // by size class, newest last
+  PointerTable<Block> blocks_;                     // every block held, by address (owned)
+  std::array<std::vector<Block*>, kBins> cached_;  // free blocks by size class, newest last
   CachingStats stats_;
 };
 

@@ -5,9 +5,13 @@
 
 #include <cstdlib>
 #include <map>
+#include <random>
+#include <set>
+#include <unordered_map>
 #include <vector>
 
 #include "omnirt/cpp/plugin.hpp"
+#include "pointer_table.h"
 
 namespace omnirt::cuda {
 namespace {
@@ -180,7 +184,69 @@ TEST(CachingAllocatorTest, RejectsUnknownPointersAndIgnoresNull) {
   }
   void* a = cache.allocate(10, nullptr);
   cache.free(a, nullptr);
-  EXPECT_THROW(cache.free(a, nullptr), plugin::Error) << "a double free is caught";
+  const CachingStats before = cache.stats();
+  try {
+    cache.free(a, nullptr);
+    FAIL() << "expected INVALID_ARGUMENT for a double free";
+  } catch (const plugin::Error& e) {
+    EXPECT_EQ(e.status(), OMNIRT_STATUS_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("already freed"), std::string::npos) << e.what();
+  }
+  const CachingStats after = cache.stats();
+  EXPECT_EQ(after.free_count, before.free_count) << "a rejected free changes nothing";
+  EXPECT_EQ(after.cached_bytes, before.cached_bytes);
+  EXPECT_EQ(cache.allocate(10, nullptr), a) << "the block is cached once, not twice";
+  EXPECT_NE(cache.allocate(10, nullptr), a);
+}
+
+TEST(CachingAllocatorTest, EverySizeClassHasItsOwnBin) {
+  FakeDevice device(size_t{1} << 30);
+  CachingAllocator cache(device);
+  // One block of each class from 512 B to 64 MiB, freed, then asked for again
+  // by size: each request gets the block of its own class back.
+  std::map<size_t, void*> by_class;
+  for (size_t size = 1; size <= (size_t{64} << 20); size = size * 5 / 4 + 1) {
+    const size_t rounded = CachingAllocator::size_class(size);
+    if (by_class.count(rounded) == 0) by_class[rounded] = cache.allocate(size, nullptr);
+  }
+  for (const auto& [rounded, ptr] : by_class) cache.free(ptr, nullptr);
+  for (const auto& [rounded, ptr] : by_class) {
+    EXPECT_EQ(cache.allocate(rounded, nullptr), ptr) << rounded;
+  }
+  EXPECT_EQ(cache.stats().device_allocs, by_class.size());
+  for (const auto& [rounded, ptr] : by_class) cache.free(ptr, nullptr);
+}
+
+TEST(PointerTableTest, AgreesWithAMapThroughGrowthAndErasure) {
+  PointerTable<int> table;
+  std::unordered_map<const void*, int*> model;
+  std::vector<int> values(20000);
+  std::mt19937_64 random(42);
+  // 512-byte aligned addresses, like device blocks, many landing on one home.
+  auto address = [&] { return reinterpret_cast<const void*>((random() % 100000 + 1) * 512); };
+  for (int round = 0; round < 20000; ++round) {
+    const void* key = address();
+    if (random() % 3 != 0) {
+      if (model.count(key) != 0) continue;
+      table.insert(key, &values[size_t(round)]);
+      model[key] = &values[size_t(round)];
+    } else {
+      table.erase(key);
+      model.erase(key);
+    }
+  }
+  ASSERT_EQ(table.size(), model.size());
+  for (const auto& [key, value] : model) ASSERT_EQ(table.find(key), value);
+  for (int i = 0; i < 20000; ++i) {
+    const void* key = address();
+    ASSERT_EQ(table.find(key), model.count(key) != 0 ? model[key] : nullptr);
+  }
+  std::set<const void*> seen;
+  table.for_each([&](const void* key, int* value) {
+    EXPECT_EQ(model.at(key), value);
+    seen.insert(key);
+  });
+  EXPECT_EQ(seen.size(), model.size());
 }
 
 TEST(CachingAllocatorTest, DestructionReturnsLiveAndCachedBlocks) {
