@@ -339,7 +339,10 @@ TEST_F(EngineTest, WrongInputsAreInvalidArgumentsNamingInputExpectedAndActual) {
   expect_invalid({dl(x), dl(x)}, "forward(x) takes 1 input tensors, got 2");
   DLTensor t = dl(x);
   t.dtype = {kDLUInt, 16, 1};
+  // libtorch's table decides: 1.13 has no uint16 (2.x has), none has lanes != 1.
   expect_invalid({t}, "input 0 ('x'): dtype uint16 is not supported");
+  t.dtype = {kDLFloat, 32, 4};
+  expect_invalid({t}, "input 0 ('x'): dtype float32x4 is not supported (libtorch: ");
   t = dl(x);
   t.device = {kDLCUDA, 1};
   expect_invalid({t}, "input 0 ('x'): device must be cpu:0, got cuda:1");

@@ -1,8 +1,7 @@
 #include "dlpack_io.h"
 
+#include <ATen/DLConvertor.h>
 #include <ATen/Functions.h>
-
-#include <optional>
 
 #include "dlpack_text.h"
 #include "omnirt/cpp/plugin.hpp"
@@ -14,34 +13,6 @@ using omnirt::plugin::fail;
 
 // Beyond this an ndim is garbage, not a tensor (libtorch's own limit is 64).
 constexpr int32_t kMaxDims = 64;
-
-std::optional<at::ScalarType> scalar_type(DLDataType t) {
-  if (t.lanes != 1) return std::nullopt;
-  switch (t.code) {
-    case kDLFloat:
-      if (t.bits == 16) return at::kHalf;
-      if (t.bits == 32) return at::kFloat;
-      if (t.bits == 64) return at::kDouble;
-      break;
-    case kDLBfloat:
-      if (t.bits == 16) return at::kBFloat16;
-      break;
-    case kDLInt:
-      if (t.bits == 8) return at::kChar;
-      if (t.bits == 16) return at::kShort;
-      if (t.bits == 32) return at::kInt;
-      if (t.bits == 64) return at::kLong;
-      break;
-    case kDLUInt:
-      if (t.bits == 8) return at::kByte;
-      break;
-    case kDLComplex:
-      if (t.bits == 64) return at::kComplexFloat;
-      if (t.bits == 128) return at::kComplexDouble;
-      break;
-  }
-  return std::nullopt;
-}
 
 std::string signature_text(const ForwardSignature& s) {
   std::string text = "forward(";
@@ -61,12 +32,17 @@ at::Tensor wrap(const DLTensor& t, size_t index, const std::string& name) {
     fail(OMNIRT_STATUS_INVALID_ARGUMENT,
          who() + ": device must be cpu:0, got " + omnirt::cpu::device_text(t.device));
   }
-  const std::optional<at::ScalarType> type = scalar_type(t.dtype);
-  if (!type) {
-    fail(OMNIRT_STATUS_INVALID_ARGUMENT,
-         who() + ": dtype " + omnirt::cpu::dtype_text(t.dtype) +
-             " is not supported; expected float16/32/64, bfloat16, int8/16/32/64, uint8 or "
-             "complex64/128");
+  // libtorch's own DLPack table. What it takes follows its version: 1.13 has
+  // float16/32/64, bfloat16, int8/16/32/64, uint8 and complex32/64/128; 2.x
+  // adds uint16/32/64 and kDLBool (and later float8). lanes != 1 never
+  // (newer releases: but for float4_e2m1fn x2).
+  at::ScalarType type = at::ScalarType::Undefined;
+  try {
+    type = at::toScalarType(t.dtype);
+  } catch (const c10::Error& e) {
+    fail(OMNIRT_STATUS_INVALID_ARGUMENT, who() + ": dtype " + omnirt::cpu::dtype_text(t.dtype) +
+                                             " is not supported (libtorch: " +
+                                             e.what_without_backtrace() + ")");
   }
   if (t.ndim < 0 || t.ndim > kMaxDims || (t.ndim > 0 && t.shape == nullptr)) {
     fail(OMNIRT_STATUS_INVALID_ARGUMENT, who() + ": ndim must be 0.." + std::to_string(kMaxDims) +
@@ -89,14 +65,16 @@ at::Tensor wrap(const DLTensor& t, size_t index, const std::string& name) {
     fail(OMNIRT_STATUS_INVALID_ARGUMENT,
          who() + ": data is NULL but the tensor has " + std::to_string(numel) + " elements");
   }
-  // from_blob borrows: no copy, no ownership. byte_offset is applied here
-  // because at::fromDLPack (1.13) ignores it.
+  // for_blob borrows: no copy, no ownership. byte_offset is applied here
+  // because at::fromDLPack (1.13) ignores it. The device is given, so that
+  // libtorch does not look it up from the pointer (as from_blob does).
   void* data = static_cast<char*>(t.data) + t.byte_offset;
-  const at::IntArrayRef sizes(t.shape, static_cast<size_t>(t.ndim));
-  const auto options = at::TensorOptions().dtype(*type).device(at::kCPU);
-  if (t.strides == nullptr) return at::from_blob(data, sizes, options);
-  return at::from_blob(data, sizes, at::IntArrayRef(t.strides, static_cast<size_t>(t.ndim)),
-                       options);
+  const auto ndim = static_cast<size_t>(t.ndim);
+  at::TensorMaker maker = at::for_blob(data, at::IntArrayRef(t.shape, ndim));
+  const at::Device cpu(at::kCPU);
+  maker.options(at::TensorOptions().dtype(type).device(cpu)).target_device(cpu);
+  if (t.strides != nullptr) maker.strides(at::IntArrayRef(t.strides, ndim));
+  return maker.make_tensor();
 }
 
 void flatten(const c10::IValue& value, const std::string& where, std::vector<at::Tensor>& out) {

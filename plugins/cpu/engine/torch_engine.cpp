@@ -172,9 +172,16 @@ omnirt_status run(omnirt_cpu_engine_module* m, const DLTensor* inputs, size_t nu
                   char* message, size_t capacity) noexcept {
   return guarded(OMNIRT_STATUS_INVALID_ARGUMENT, "forward failed: ", message, capacity, [&] {
     c10::InferenceMode inference;
-    std::vector<c10::IValue> args = omnirt::cpu_engine::wrap_inputs(m->signature, inputs, num_inputs);
+    const std::vector<c10::IValue> args =
+        omnirt::cpu_engine::wrap_inputs(m->signature, inputs, num_inputs);
+    // forward's stack, a copy: `args` stays for flatten_outputs' alias check.
+    // Room for the `self` that Method::operator() inserts first, so that the
+    // insert does not reallocate.
+    std::vector<c10::IValue> stack;
+    stack.reserve(args.size() + 1);
+    stack.assign(args.begin(), args.end());
     const std::vector<at::Tensor> results =
-        omnirt::cpu_engine::flatten_outputs(m->forward(args), args);
+        omnirt::cpu_engine::flatten_outputs(m->forward(std::move(stack)), args);
     *num_outputs = results.size();
     if (results.size() > output_capacity) {
       fail(OMNIRT_STATUS_OUT_OF_RANGE, "forward returned " + std::to_string(results.size()) +

@@ -49,7 +49,8 @@ typedef struct omnirt_cuda_engine_api {
                         size_t capacity);
 
   /**
-   * Runs forward on `num_inputs` tensors on the module's device (borrowed),
+   * Runs forward on `num_inputs` tensors on the module's device (borrowed;
+   * their device label is trusted, as torch.from_dlpack trusts it),
    * enqueued on `stream` (a cudaStream_t; NULL: the device's default stream).
    * Outputs are the returned tensor or the tensors of a returned tuple/list,
    * flattened in order, each owned by the caller (release with its deleter,

@@ -9,9 +9,11 @@
 // beyond that, so an output is never overwritten under its owner. Inputs that
 // are not contiguous also run the frozen module without a graph.
 //
-// libtorch headers come first: their DLPack (same include guard) must win.
+// libtorch headers come first: their DLPack (ATen/dlpack.h, which
+// ATen/DLConvertor.h includes; same include guard as omnirt's) must win.
 #include <cuda_runtime_api.h>
 
+#include <ATen/DLConvertor.h>
 #include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -49,49 +51,33 @@ struct GraphSlot {
   cudaStream_t last_stream = nullptr;
 };
 
-std::optional<at::ScalarType> scalar_type(DLDataType t) {
-  if (t.lanes == 1) {
-    switch (t.code) {
-      case kDLFloat:
-        if (t.bits == 16) return at::kHalf;
-        if (t.bits == 32) return at::kFloat;
-        if (t.bits == 64) return at::kDouble;
-        break;
-      case kDLBfloat:
-        if (t.bits == 16) return at::kBFloat16;
-        break;
-      case kDLInt:
-        if (t.bits == 8) return at::kChar;
-        if (t.bits == 16) return at::kShort;
-        if (t.bits == 32) return at::kInt;
-        if (t.bits == 64) return at::kLong;
-        break;
-      case kDLUInt:
-        if (t.bits == 8) return at::kByte;
-        break;
-      case 6:  // kDLBool (DLPack >= 0.8)
-        if (t.bits == 8) return at::kBool;
-        break;
-    }
+// libtorch's own DLPack -> ScalarType table, with our message on failure.
+// What it takes follows the libtorch version: PyTorch 2.x takes kDLBool,
+// uint8/16/32/64 and complex32/64/128 besides the float, bfloat16 and int
+// types, later releases the float8 codes and float4_e2m1fn x2 too; lanes
+// must be 1 otherwise. (1.13 took neither kDLBool nor uint16/32/64.)
+at::ScalarType scalar_type(const DLDataType& t, size_t index) {
+  try {
+    return at::toScalarType(t);
+  } catch (const c10::Error& e) {
+    fail(OMNIRT_STATUS_INVALID_ARGUMENT,
+         "input " + std::to_string(index) + ": dtype (code " + std::to_string(t.code) + ", bits " +
+             std::to_string(t.bits) + ", lanes " + std::to_string(t.lanes) +
+             ") is not supported (libtorch: " + e.what_without_backtrace() + ")");
   }
-  return std::nullopt;
 }
 
-DLDataType dl_type(at::ScalarType t) {
-  switch (t) {
-    case at::kHalf: return {kDLFloat, 16, 1};
-    case at::kFloat: return {kDLFloat, 32, 1};
-    case at::kDouble: return {kDLFloat, 64, 1};
-    case at::kBFloat16: return {kDLBfloat, 16, 1};
-    case at::kChar: return {kDLInt, 8, 1};
-    case at::kShort: return {kDLInt, 16, 1};
-    case at::kInt: return {kDLInt, 32, 1};
-    case at::kLong: return {kDLInt, 64, 1};
-    case at::kByte: return {kDLUInt, 8, 1};
-    case at::kBool: return {6, 8, 1};
-    default:
-      fail(OMNIRT_STATUS_INVALID_ARGUMENT,
-           std::string("output dtype ") + c10::toString(t) + " has no DLPack type");
+// libtorch's own ScalarType -> DLPack table, with our message on failure.
+// PyTorch 2.x gives bool as kDLBool (1.13 refused bool) and refuses the
+// quantized and bit types (and float8 before its DLPack 1.1 codes).
+DLDataType dl_type(const at::Tensor& t) {
+  try {
+    return at::getDLDataType(t);
+  } catch (const c10::Error& e) {
+    fail(OMNIRT_STATUS_INVALID_ARGUMENT, std::string("output dtype ") +
+                                             c10::toString(t.scalar_type()) +
+                                             " has no DLPack type (libtorch: " +
+                                             e.what_without_backtrace() + ")");
   }
 }
 
@@ -106,18 +92,25 @@ at::Tensor wrap(const DLTensor& t, int device, size_t index) {
   if (t.ndim < 0 || t.ndim > 64 || (t.ndim > 0 && t.shape == nullptr)) {
     fail(OMNIRT_STATUS_INVALID_ARGUMENT, who() + ": bad ndim " + std::to_string(t.ndim));
   }
-  const std::optional<at::ScalarType> type = scalar_type(t.dtype);
-  if (!type) {
-    fail(OMNIRT_STATUS_INVALID_ARGUMENT,
-         who() + ": dtype (code " + std::to_string(t.dtype.code) + ", bits " +
-             std::to_string(t.dtype.bits) + ", lanes " + std::to_string(t.dtype.lanes) +
-             ") is not supported");
-  }
-  const auto options = at::TensorOptions().dtype(*type).device(at::kCUDA, device);
+  const at::ScalarType type = scalar_type(t.dtype, index);
+  // The device is given: at::from_blob without one asks CUDA for the
+  // pointer's device (cudaPointerGetAttributes) on every run. The DLTensor's
+  // device label is trusted, as torch.from_dlpack trusts it (engine_api.h).
+  const at::Device where(at::kCUDA, c10::DeviceIndex(device));
   void* data = static_cast<char*>(t.data) + t.byte_offset;
-  const at::IntArrayRef sizes(t.shape, size_t(t.ndim));
-  if (t.strides == nullptr) return at::from_blob(data, sizes, options);
-  return at::from_blob(data, sizes, at::IntArrayRef(t.strides, size_t(t.ndim)), options);
+  at::TensorMaker maker = at::for_blob(data, at::IntArrayRef(t.shape, size_t(t.ndim)));
+  maker.options(at::TensorOptions().dtype(type).device(where)).target_device(where);
+  if (t.strides != nullptr) maker.strides(at::IntArrayRef(t.strides, size_t(t.ndim)));
+  return maker.make_tensor();
+}
+
+// forward's stack for `n` inputs, with room for the `self` that
+// Method::operator() inserts first: the insert then moves the inputs up
+// instead of reallocating.
+std::vector<c10::IValue> stack_for(size_t n) {
+  std::vector<c10::IValue> stack;
+  stack.reserve(n + 1);
+  return stack;
 }
 
 void flatten(const c10::IValue& value, std::vector<at::Tensor>& out) {
@@ -141,13 +134,14 @@ struct Owned {
 };
 
 DLManagedTensor* hand_out(at::Tensor tensor, std::shared_ptr<GraphSlot> slot) {
+  const DLDataType dtype = dl_type(tensor);  // may throw: before anything is taken
   auto* owned = new Owned{std::move(tensor), std::move(slot), {}};
   if (owned->slot) owned->slot->held.fetch_add(1);
   DLTensor& dl = owned->managed.dl_tensor;
   dl.data = owned->tensor.data_ptr();
   dl.device = {kDLCUDA, int32_t(owned->tensor.get_device())};
   dl.ndim = int32_t(owned->tensor.dim());
-  dl.dtype = dl_type(owned->tensor.scalar_type());
+  dl.dtype = dtype;
   dl.shape = const_cast<int64_t*>(owned->tensor.sizes().data());
   dl.strides = const_cast<int64_t*>(owned->tensor.strides().data());
   dl.byte_offset = 0;
@@ -169,7 +163,7 @@ bool fits(const GraphSlot& slot, const DLTensor* inputs, size_t num_inputs) {
     const at::Tensor& s = slot.inputs[i];
     if (t.device.device_type != kDLCUDA || t.device.device_id != s.get_device() ||
         t.ndim != s.dim() || t.dtype.code != slot.dtypes[i].code ||
-        t.dtype.bits != slot.dtypes[i].bits || t.dtype.lanes != 1) {
+        t.dtype.bits != slot.dtypes[i].bits || t.dtype.lanes != slot.dtypes[i].lanes) {
       return false;
     }
     int64_t stride = 1;
@@ -218,28 +212,50 @@ omnirt_status guarded(char* message, size_t capacity, F&& f) noexcept {
 }  // namespace
 
 struct omnirt_cuda_engine_module {
-  torch::jit::Module module;
-  int device = 0;
-  bool graphs = false;  // compile tier
-  std::mutex mutex;     // guards `slots`, and the static tensors of each slot
+  torch::jit::Module module;  // the compile tier's is frozen and optimized
+  // `module`'s forward, looked up once: Module::forward looks it up by name
+  // on every call. Method::operator() is const; concurrent runs share it.
+  torch::jit::Method forward_method;
+  const int device;
+  const bool graphs;  // compile tier
+  std::mutex mutex;   // guards `slots`, and the static tensors of each slot
   std::vector<std::shared_ptr<GraphSlot>> slots;  // at most kSlotsPerSignature per signature
 
-  std::vector<at::Tensor> forward(const std::vector<at::Tensor>& inputs) {
+  // `m` as it will run: frozen and optimized already for the compile tier.
+  omnirt_cuda_engine_module(torch::jit::Module m, int device_index, bool compile_tier)
+      : module(std::move(m)),
+        forward_method(module.get_method("forward")),
+        device(device_index),
+        graphs(compile_tier) {}
+
+  // Runs forward on `stack` (the inputs, from stack_for) and flattens its result.
+  std::vector<at::Tensor> forward(std::vector<c10::IValue> stack) {
     c10::InferenceMode inference;  // a graph replay needs none: it is set here only
-    std::vector<c10::IValue> args(inputs.begin(), inputs.end());
+    c10::IValue result = forward_method(std::move(stack));
     std::vector<at::Tensor> outputs;
-    flatten(module.forward(args), outputs);
+    if (result.isTensor()) {
+      outputs.push_back(std::move(result).toTensor());  // the common case
+    } else {
+      flatten(result, outputs);
+    }
     return outputs;
+  }
+
+  std::vector<at::Tensor> forward(const std::vector<at::Tensor>& inputs) {
+    std::vector<c10::IValue> stack = stack_for(inputs.size());
+    for (const at::Tensor& t : inputs) stack.emplace_back(t);
+    return forward(std::move(stack));
   }
 
   // Warms up and captures a graph for the signature of `inputs`, on a side
   // stream (capture cannot use the default stream) ordered after `current`.
-  std::shared_ptr<GraphSlot> capture(const std::vector<at::Tensor>& inputs,
+  std::shared_ptr<GraphSlot> capture(const std::vector<c10::IValue>& inputs,
                                      const c10::cuda::CUDAStream& current) {
     auto slot = std::make_shared<GraphSlot>();
-    for (const at::Tensor& t : inputs) {
+    for (const c10::IValue& input : inputs) {
+      const at::Tensor& t = input.toTensor();
       slot->inputs.push_back(t.clone(at::MemoryFormat::Contiguous));
-      slot->dtypes.push_back(dl_type(t.scalar_type()));
+      slot->dtypes.push_back(dl_type(t));
     }
     c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, c10::DeviceIndex(device));
     at::cuda::CUDAEvent ready;
@@ -275,16 +291,13 @@ struct omnirt_cuda_engine_module {
       }
     }
     if (!slot) {
-      const std::vector<at::Tensor> args = wrap_all(inputs, num_inputs);
-      if (same_signature >= kSlotsPerSignature) {  // every slot's outputs are held
-        for (at::Tensor& t : forward(args)) out.push_back(hand_out(std::move(t), nullptr));
+      std::vector<c10::IValue> args = wrap_all(inputs, num_inputs);
+      bool contiguous = true;  // graphs take contiguous inputs only
+      for (const c10::IValue& t : args) contiguous = contiguous && t.toTensor().is_contiguous();
+      // Without a graph when every slot's outputs are held, or for strided inputs.
+      if (same_signature >= kSlotsPerSignature || !contiguous) {
+        hand_out_all(forward(std::move(args)), out);
         return;
-      }
-      for (const at::Tensor& t : args) {
-        if (!t.is_contiguous()) {  // graphs take contiguous inputs only
-          for (at::Tensor& y : forward(args)) out.push_back(hand_out(std::move(y), nullptr));
-          return;
-        }
       }
       slot = capture(args, current);
       slots.push_back(slot);
@@ -301,15 +314,21 @@ struct omnirt_cuda_engine_module {
                                      target.nbytes(), cudaMemcpyDeviceToDevice, current.stream()));
     }
     slot->graph.replay();
+    out.reserve(out.size() + slot->outputs.size());  // push_back cannot throw below
     for (const at::Tensor& t : slot->outputs) out.push_back(hand_out(t, slot));
   }
 
-  std::vector<at::Tensor> wrap_all(const DLTensor* inputs, size_t num_inputs) const {
-    std::vector<at::Tensor> args;
-    for (size_t i = 0; i < num_inputs; ++i) {
-      args.push_back(wrap(inputs[i], device, i));
-    }
+  // The caller's tensors as forward's stack (see stack_for), borrowed.
+  std::vector<c10::IValue> wrap_all(const DLTensor* inputs, size_t num_inputs) const {
+    std::vector<c10::IValue> args = stack_for(num_inputs);
+    for (size_t i = 0; i < num_inputs; ++i) args.emplace_back(wrap(inputs[i], device, i));
     return args;
+  }
+
+  // Hands `tensors` out, owning no graph slot, onto `out`.
+  static void hand_out_all(std::vector<at::Tensor> tensors, std::vector<DLManagedTensor*>& out) {
+    out.reserve(out.size() + tensors.size());  // push_back cannot throw below
+    for (at::Tensor& t : tensors) out.push_back(hand_out(std::move(t), nullptr));
   }
 };
 
@@ -326,28 +345,28 @@ omnirt_status load(const void* data, size_t size, const char* path, int32_t tier
                                            std::to_string(c10::cuda::device_count()) + " CUDA devices");
     }
     const c10::Device target(c10::kCUDA, c10::DeviceIndex(device));
-    auto module = std::make_unique<omnirt_cuda_engine_module>();
-    module->device = device;
-    module->graphs = tier == OMNIRT_TIER_COMPILE;
+    const bool graphs = tier == OMNIRT_TIER_COMPILE;
     torch::NoGradGuard no_grad;
+    torch::jit::Module module;
     try {
       if (data != nullptr) {
         std::istringstream bytes(std::string(static_cast<const char*>(data), size));
-        module->module = torch::jit::load(bytes, target);
+        module = torch::jit::load(bytes, target);
       } else {
         if (!std::ifstream(path).good()) fail(OMNIRT_STATUS_NOT_FOUND, std::string("no module file ") + path);
-        module->module = torch::jit::load(path, target);
+        module = torch::jit::load(path, target);
       }
     } catch (const c10::Error& e) {
       fail(OMNIRT_STATUS_INVALID_ARGUMENT,
            std::string("not a TorchScript archive: ") + e.what_without_backtrace());
     }
-    module->module.eval();
-    if (module->graphs) {
-      module->module = torch::jit::freeze(module->module);
-      module->module = torch::jit::optimize_for_inference(module->module);
+    module.eval();
+    if (graphs) {
+      module = torch::jit::freeze(module);
+      module = torch::jit::optimize_for_inference(module);
     }
-    *out = module.release();
+    // Looks forward up in the module that runs: after freezing, not before.
+    *out = new omnirt_cuda_engine_module(std::move(module), device, graphs);
   });
 }
 
@@ -370,9 +389,7 @@ omnirt_status run(omnirt_cuda_engine_module* module, const DLTensor* inputs, siz
       if (module->graphs) {
         module->run_graph(inputs, num_inputs, current, produced);
       } else {
-        for (at::Tensor& t : module->forward(module->wrap_all(inputs, num_inputs))) {
-          produced.push_back(hand_out(std::move(t), nullptr));
-        }
+        module->hand_out_all(module->forward(module->wrap_all(inputs, num_inputs)), produced);
       }
     } catch (...) {
       for (DLManagedTensor* t : produced) t->deleter(t);
