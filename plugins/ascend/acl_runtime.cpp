@@ -73,7 +73,7 @@ AclRuntime::AclRuntime(plugin_common::DynamicLibrary library, const std::string&
   device_count_ = static_cast<int32_t>(count);
   contexts_.assign(count, nullptr);
   set_device_calls_.assign(count, 0);
-  opened_ = std::make_unique<std::once_flag[]>(count);
+  opened_ = std::make_unique<plugin_common::Once[]>(count);
   if (symbols_.missing_for(OMNIRT_FEATURE_PEER_COPY).empty()) {
     // A pair the query fails for counts as unreachable, not as a broken runtime.
     peers_ = plugin_common::PeerAccess(device_count_, [this](int32_t from, int32_t to) {
@@ -141,7 +141,7 @@ void AclRuntime::check_device(int32_t device) const {
 
 AclRuntime::DeviceScope AclRuntime::on_device(int32_t device) {
   check_device(device);
-  std::call_once(opened_[device], [&] { open_device(device); });
+  opened_[device]([&] { open_device(device); });
   return DeviceScope(*this, contexts_[device]);
 }
 

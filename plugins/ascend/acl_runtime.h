@@ -17,6 +17,7 @@
 
 #include "acl_api.h"
 #include "omnirt_plugin_common/dynamic_library.h"
+#include "omnirt_plugin_common/once.h"
 #include "omnirt_plugin_common/peer_access.h"
 #include "omnirt_plugin_common/symbol_table.h"
 
@@ -82,11 +83,11 @@ class AclRuntime {
   plugin_common::SymbolResolver symbols_;
   std::unique_ptr<InitToken> init_;
   int32_t device_count_ = 0;
-  // Per device, written once by open_device under the device's once_flag: its
+  // Per device, written once by open_device under the device's Once: its
   // default context, and how many aclrtSetDevice references we hold.
   std::vector<aclrtContext> contexts_;
   std::vector<int> set_device_calls_;
-  std::unique_ptr<std::once_flag[]> opened_;
+  std::unique_ptr<plugin_common::Once[]> opened_;
   plugin_common::PeerAccess peers_;
   std::mutex peer_mutex_;
   std::vector<bool> peer_enabled_;  // per unordered pair, under peer_mutex_

@@ -154,7 +154,7 @@ Kernels::~Kernels() {
 }
 
 cudaKernel_t Kernels::kernel(const Symbols& cuda, int op, int dtype) {
-  std::call_once(once_, [&] {
+  once_([&] {
     OMNIRT_CUDA_CALL(cuda, cudaLibraryLoadData, &library_, omnirt_cuda_fatbin, nullptr, nullptr, 0u,
                      nullptr, nullptr, 0u);
     cuda_ = &cuda;

@@ -6,10 +6,10 @@
 #ifndef OMNIRT_PLUGINS_CUDA_CUDA_KERNELS_H_
 #define OMNIRT_PLUGINS_CUDA_CUDA_KERNELS_H_
 
-#include <mutex>
 
 #include "cuda_symbols.h"
 #include "omnirt/types.h"
+#include "omnirt_plugin_common/once.h"
 
 namespace omnirt::cuda {
 
@@ -37,7 +37,7 @@ class Kernels {
  private:
   cudaKernel_t kernel(const Symbols& cuda, int op, int dtype);
 
-  std::once_flag once_;
+  plugin_common::Once once_;
   const Symbols* cuda_ = nullptr;  // set with library_
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t kernels_[kOps][kDtypes] = {};

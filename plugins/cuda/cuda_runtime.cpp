@@ -79,7 +79,7 @@ bool loaded(const char* soname) {
 }  // namespace
 
 plugin::Availability Runtime::availability() const {
-  if (initialized_.load()) return {error_.empty(), error_};
+  if (once_.done()) return {error_.empty(), error_};
   if (!loaded(kDriverFile) && !driver_locator().find()) {
     return {false, std::string("no CUDA driver: ") + kDriverFile +
                        " not found (searched LD_LIBRARY_PATH, /etc/ld.so.conf and the system "
@@ -94,13 +94,13 @@ plugin::Availability Runtime::availability() const {
 }
 
 const Symbols& Runtime::get() {
-  std::call_once(once_, [this] { initialize(); });
+  once_([this] { initialize(); });
   if (!error_.empty()) plugin::fail(OMNIRT_STATUS_UNAVAILABLE, "cuda: " + error_);
   return symbols_;
 }
 
 int Runtime::device_count() {
-  std::call_once(once_, [this] { initialize(); });
+  once_([this] { initialize(); });
   return device_count_;
 }
 
@@ -137,7 +137,6 @@ void Runtime::initialize() {
       device_count_ = count;
     }
   }
-  initialized_.store(true);
 }
 
 }  // namespace omnirt::cuda

@@ -4,13 +4,12 @@
 #ifndef OMNIRT_PLUGINS_CUDA_CUDA_RUNTIME_H_
 #define OMNIRT_PLUGINS_CUDA_CUDA_RUNTIME_H_
 
-#include <atomic>
-#include <mutex>
 #include <string>
 
 #include "cuda_symbols.h"
 #include "omnirt/cpp/plugin.hpp"
 #include "omnirt_plugin_common/dynamic_library.h"
+#include "omnirt_plugin_common/once.h"
 
 namespace omnirt::cuda {
 
@@ -32,13 +31,12 @@ class Runtime {
   int device_count();
 
   /// Devices seen so far, without loading anything (0 before the first use).
-  int known_device_count() const { return initialized_.load() ? device_count_ : 0; }
+  int known_device_count() const { return once_.done() ? device_count_ : 0; }
 
  private:
   void initialize();
 
-  std::once_flag once_;
-  std::atomic<bool> initialized_{false};
+  plugin_common::Once once_;
   plugin_common::DynamicLibrary library_;
   Symbols symbols_;
   int device_count_ = 0;

@@ -22,6 +22,7 @@
 
 #include "omnirt/cpp/plugin.hpp"
 #include "omnirt_plugin_common/library_locator.h"
+#include "omnirt_plugin_common/once.h"
 
 namespace omnirt::plugin_common {
 
@@ -50,7 +51,7 @@ class LazyRuntime {
   // The runtime, loading it on the first call; nullptr when it could not be
   // loaded (then and on every later call).
   Runtime* try_get() {
-    std::call_once(once_, [this] { load(); });
+    once_([this] { load(); });
     return runtime_.get();
   }
 
@@ -86,8 +87,8 @@ class LazyRuntime {
   const std::string backend_;
   const LibraryLocator locator_;
   const Factory factory_;
-  std::once_flag once_;
-  // Written once inside call_once, before attempted_ is released.
+  Once once_;
+  // Written once inside once_, before attempted_ is released.
   std::unique_ptr<Runtime> runtime_;
   std::string failure_;
   std::atomic<bool> attempted_{false};
