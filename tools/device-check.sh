@@ -88,11 +88,13 @@ EOF
 
 build() {
   setup
+  say "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2) ($(nproc) cores)"
   say "machine: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1)"
   say "torch: $(python3 -c 'import torch; print(torch.__version__, torch.version.cuda)' 2>&1)"
   local host=(omnirt omnirt-probe omnirt_backend_cpu)
   local cuda=(omnirt_backend_cuda omnirt_cuda_engine cuda_caching_allocator_test cuda_plugin_test
-    cuda_host_test cuda_torch_test cuda_alloc_bench cuda_memcpy_bench cuda_module_bench)
+    cuda_multi_device_test cuda_host_test cuda_torch_test cuda_multi_device_torch_test
+    cuda_alloc_bench cuda_memcpy_bench cuda_module_bench)
   local dirs=()
   if run build.log 300 cmake -S "$ROOT" -B "$BUILD/full" "${CMAKE_ARGS[@]}"; then
     dirs+=(full)

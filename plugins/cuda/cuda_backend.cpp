@@ -77,12 +77,14 @@ void CudaBackend::device_info(int32_t device, omnirt_device_info& info) {
 }
 
 DeviceAllocator& CudaBackend::allocator(int device) {
-  std::call_once(allocators_once_, [this] {
-    for (int d = 0; d < runtime_.device_count(); ++d) {
-      allocators_.push_back(make_allocator(allocator_kind_, cuda(), d));
-    }
+  allocators_sized_([this] {
+    const auto count = size_t(runtime_.device_count());
+    allocator_made_ = std::make_unique<plugin_common::Once[]>(count);
+    allocators_.resize(count);
   });
-  return *allocators_[size_t(device)];
+  std::unique_ptr<DeviceAllocator>& made = allocators_[size_t(device)];
+  allocator_made_[size_t(device)]([&] { made = make_allocator(allocator_kind_, cuda(), device); });
+  return *made;
 }
 
 int CudaBackend::device_for(const void* ptr) {
@@ -132,28 +134,63 @@ void CudaBackend::free_async(void* ptr, omnirt_stream* stream) {
   allocator(s.device).free(ptr, s.handle);
 }
 
+int CudaBackend::peer_source(void* dst, const void* src, int& dst_device) {
+  if (runtime_.device_count() == 1) return -1;
+  const int src_device = device_of_pointer(cuda(), src);
+  dst_device = device_of_pointer(cuda(), dst);
+  return src_device >= 0 && dst_device >= 0 && src_device != dst_device ? src_device : -1;
+}
+
+// cudaMemcpy returns before a device-to-device copy (and may before the last
+// DMA of a host-to-device one) is done, and cudaMemset before the memory is
+// set: the default stream is synchronized so that "sync" means complete,
+// also for work on the (non-blocking) streams of this backend.
 void CudaBackend::memcpy_sync(void* dst, const void* src, size_t size, int32_t kind) {
   check_kind(kind);
   if (size == 0) return;
+  int dst_device = 0;
+  const int src_device =
+      kind == OMNIRT_MEMCPY_DEVICE_TO_DEVICE ? peer_source(dst, src, dst_device) : -1;
+  if (src_device >= 0) {
+    // Between two GPUs: a peer copy works without peer access and for
+    // stream-ordered pool memory, which plain copies need access rights for.
+    DeviceGuard guard(cuda(), src_device);
+    OMNIRT_CUDA_CALL(cuda(), cudaMemcpyPeer, dst, dst_device, src, src_device, size);
+    OMNIRT_CUDA_CALL(cuda(), cudaStreamSynchronize, nullptr);
+    return;
+  }
   DeviceGuard guard(cuda(), device_for(device_side(dst, src, kind)));
   OMNIRT_CUDA_CALL(cuda(), cudaMemcpy, dst, src, size, cudaMemcpyKind(kind));
+  if (kind == OMNIRT_MEMCPY_HOST_TO_DEVICE || kind == OMNIRT_MEMCPY_DEVICE_TO_DEVICE) {
+    OMNIRT_CUDA_CALL(cuda(), cudaStreamSynchronize, nullptr);
+  }
 }
 
 void CudaBackend::memset_sync(void* ptr, int32_t value, size_t size) {
   if (size == 0) return;
   DeviceGuard guard(cuda(), device_for(ptr));
   OMNIRT_CUDA_CALL(cuda(), cudaMemset, ptr, value, size);
+  OMNIRT_CUDA_CALL(cuda(), cudaStreamSynchronize, nullptr);
 }
 
 void CudaBackend::memcpy_async(void* dst, const void* src, size_t size, int32_t kind,
                                omnirt_stream* stream) {
   check_kind(kind);
   if (size == 0) return;
-  const int device =
-      stream != nullptr ? stream_of(stream)->device : device_for(device_side(dst, src, kind));
+  int dst_device = 0;
+  const int src_device =
+      kind == OMNIRT_MEMCPY_DEVICE_TO_DEVICE ? peer_source(dst, src, dst_device) : -1;
+  const int device = stream != nullptr ? stream_of(stream)->device
+                     : src_device >= 0 ? src_device
+                                       : device_for(device_side(dst, src, kind));
   DeviceGuard guard(cuda(), device);
-  OMNIRT_CUDA_CALL(cuda(), cudaMemcpyAsync, dst, src, size, cudaMemcpyKind(kind),
-                   cuda_stream(stream));
+  if (src_device >= 0) {
+    OMNIRT_CUDA_CALL(cuda(), cudaMemcpyPeerAsync, dst, dst_device, src, src_device, size,
+                     cuda_stream(stream));
+  } else {
+    OMNIRT_CUDA_CALL(cuda(), cudaMemcpyAsync, dst, src, size, cudaMemcpyKind(kind),
+                     cuda_stream(stream));
+  }
 }
 
 void CudaBackend::memset_async(void* ptr, int32_t value, size_t size, omnirt_stream* stream) {

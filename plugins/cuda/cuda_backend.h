@@ -20,6 +20,7 @@
 #include "cuda_memory.h"
 #include "cuda_runtime.h"
 #include "omnirt/cpp/plugin.hpp"
+#include "omnirt_plugin_common/once.h"
 
 namespace omnirt::cuda {
 
@@ -88,13 +89,19 @@ class CudaBackend {
   const Symbols& cuda() { return runtime_.get(); }
   // `device` checked against the device count (OUT_OF_RANGE otherwise).
   int checked_device(int32_t device);
+  // Each device's allocator is made on that device's first use, so that a
+  // process using one GPU sets nothing up on the others.
   DeviceAllocator& allocator(int device);
   // The device a copy or memset touches: where its device pointer lives.
   int device_for(const void* ptr);
+  // A device-to-device copy between two GPUs, or -1 when both sides are on
+  // one: the source's device (the destination's is returned in `dst_device`).
+  int peer_source(void* dst, const void* src, int& dst_device);
 
   const std::string allocator_kind_;
   Runtime runtime_;
-  std::once_flag allocators_once_;
+  plugin_common::Once allocators_sized_;  // sizes the two below
+  std::unique_ptr<plugin_common::Once[]> allocator_made_;
   std::vector<std::unique_ptr<DeviceAllocator>> allocators_;  // one per device
   Kernels kernels_;
   Engine engine_;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <memory>
 
 #include "cuda_backend.h"
 #include "cuda_stream.h"
@@ -28,9 +29,14 @@ std::string plugin_dir() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-omnirt_cuda_engine_module* module_of(omnirt_executable* e) {
-  return reinterpret_cast<omnirt_cuda_engine_module*>(e);
-}
+// What an omnirt_executable is: the engine's module and the device it was
+// loaded on, which a run's stream must be of.
+struct Executable {
+  omnirt_cuda_engine_module* module;
+  int32_t device;
+};
+
+Executable* executable_of(omnirt_executable* e) { return reinterpret_cast<Executable*>(e); }
 
 }  // namespace
 
@@ -44,7 +50,7 @@ void Engine::formats(const char* const** formats, size_t* count) const {
 }
 
 const omnirt_cuda_engine_api& Engine::api() {
-  std::call_once(once_, [this] {
+  once_([this] {
     // Never dlclosed: libtorch cannot be unloaded, and the deleters of the
     // outputs a caller still holds live in the engine.
     void* library = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -82,14 +88,15 @@ omnirt_executable* CudaBackend::module_load(int32_t device, const omnirt_module_
   checked_device(device);  // CUDA must run here before libtorch is loaded
   char message[kMessageCapacity];
   message[0] = '\0';
-  omnirt_cuda_engine_module* module = nullptr;
+  auto executable = std::make_unique<Executable>(Executable{nullptr, device});
   const omnirt_status status = engine_.api().load(source.data, source.size, source.path, tier,
-                                                  device, &module, message, sizeof message);
+                                                  device, &executable->module, message,
+                                                  sizeof message);
   if (status != OMNIRT_STATUS_OK) {
     fail(status,
          std::string("cuda engine") + (tag ? std::string(" (") + tag + ")" : "") + ": " + message);
   }
-  return reinterpret_cast<omnirt_executable*>(module);
+  return reinterpret_cast<omnirt_executable*>(executable.release());
 }
 
 void CudaBackend::executable_run(omnirt_executable* executable, const DLTensor* inputs,
@@ -97,16 +104,25 @@ void CudaBackend::executable_run(omnirt_executable* executable, const DLTensor* 
                                  DLManagedTensor** outputs, size_t output_capacity,
                                  size_t* num_outputs) {
   if (executable == nullptr) fail(OMNIRT_STATUS_INVALID_ARGUMENT, "executable: NULL");
+  const Executable& exe = *executable_of(executable);
+  if (stream != nullptr && stream_of(stream)->device != exe.device) {
+    fail(OMNIRT_STATUS_INVALID_ARGUMENT, "stream: on device " +
+                                             std::to_string(stream_of(stream)->device) +
+                                             ", the executable on device " +
+                                             std::to_string(exe.device));
+  }
   char message[kMessageCapacity];
   message[0] = '\0';
   const omnirt_status status =
-      engine_.api().run(module_of(executable), inputs, num_inputs, cuda_stream(stream), outputs,
+      engine_.api().run(exe.module, inputs, num_inputs, cuda_stream(stream), outputs,
                         output_capacity, num_outputs, message, sizeof message);
   if (status != OMNIRT_STATUS_OK) fail(status, std::string("cuda engine: ") + message);
 }
 
 void CudaBackend::executable_destroy(omnirt_executable* executable) {
-  if (executable != nullptr) engine_.api().destroy(module_of(executable));
+  if (executable == nullptr) return;
+  std::unique_ptr<Executable> exe(executable_of(executable));
+  engine_.api().destroy(exe->module);
 }
 
 }  // namespace omnirt::cuda

@@ -5,10 +5,10 @@
 #ifndef OMNIRT_PLUGINS_CUDA_CUDA_ENGINE_H_
 #define OMNIRT_PLUGINS_CUDA_CUDA_ENGINE_H_
 
-#include <mutex>
 #include <string>
 
 #include "engine/engine_api.h"
+#include "omnirt_plugin_common/once.h"
 
 namespace omnirt::cuda {
 
@@ -29,7 +29,7 @@ class Engine {
  private:
   std::string path_;
   bool present_ = false;
-  std::once_flag once_;
+  plugin_common::Once once_;
   const omnirt_cuda_engine_api* api_ = nullptr;
   std::string error_;
 };

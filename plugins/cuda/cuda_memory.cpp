@@ -99,6 +99,7 @@ class PlainAllocator final : public DeviceAllocator {
 class AsyncAllocator final : public DeviceAllocator {
  public:
   AsyncAllocator(const Symbols& cuda, int device) : cuda_(cuda), device_(device) {
+    DeviceGuard guard(cuda_, device_);
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;
     props.handleTypes = cudaMemHandleTypeNone;

@@ -105,6 +105,11 @@ float CudaBackend::event_elapsed_time(omnirt_event* start_handle, omnirt_event* 
   const Event& start = required(event_of(start_handle), "start");
   const Event& end = required(event_of(end_handle), "end");
   plugin_common::require_recorded("cuda", start, end);
+  if (start.device != end.device) {
+    fail(OMNIRT_STATUS_INVALID_ARGUMENT, "event_elapsed_time: start is an event of device " +
+                                             std::to_string(start.device) + ", end of device " +
+                                             std::to_string(end.device));
+  }
   DeviceGuard guard(cuda(), end.device);
   float milliseconds = 0;
   OMNIRT_CUDA_CALL(cuda(), cudaEventElapsedTime, &milliseconds, start.handle, end.handle);
@@ -133,6 +138,12 @@ omnirt_graph* CudaBackend::stream_end_capture(omnirt_stream* handle) {
 
 void CudaBackend::graph_launch(omnirt_graph* graph_handle, omnirt_stream* stream_handle) {
   const Graph& graph = required(graph_of(graph_handle), "graph");
+  if (stream_handle != nullptr && stream_of(stream_handle)->device != graph.device) {
+    fail(OMNIRT_STATUS_INVALID_ARGUMENT, "graph: captured on device " +
+                                             std::to_string(graph.device) +
+                                             ", cannot be launched on a stream of device " +
+                                             std::to_string(stream_of(stream_handle)->device));
+  }
   DeviceGuard guard(cuda(), graph.device);
   OMNIRT_CUDA_CALL(cuda(), cudaGraphLaunch, graph.exec, cuda_stream(stream_handle));
 }

@@ -41,6 +41,8 @@ namespace omnirt::cuda {
   X(cudaFreeAsync)                      \
   X(cudaMemcpy)                         \
   X(cudaMemcpyAsync)                    \
+  X(cudaMemcpyPeer)                     \
+  X(cudaMemcpyPeerAsync)                \
   X(cudaMemset)                         \
   X(cudaMemsetAsync)                    \
   X(cudaMemGetInfo)                     \

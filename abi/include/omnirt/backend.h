@@ -155,7 +155,11 @@ typedef struct omnirt_backend_vtable {
    */
   omnirt_status (*memcpy_sync)(omnirt_backend_state* state, void* dst,
                                const void* src, size_t size, int32_t kind);
-  /** REQUIRED. Sets `size` bytes at device pointer `ptr` to (uint8_t)value. */
+  /**
+   * REQUIRED. Sets `size` bytes at device pointer `ptr` to (uint8_t)value;
+   * returns when they are set and all earlier work on the device's default
+   * stream is done.
+   */
   omnirt_status (*memset_sync)(omnirt_backend_state* state, void* ptr,
                                int32_t value, size_t size);
   /** REQUIRED. Blocks until all work on every stream of `device` is done. */
