@@ -94,7 +94,7 @@ build() {
   local host=(omnirt omnirt-probe omnirt_backend_cpu)
   local cuda=(omnirt_backend_cuda omnirt_cuda_engine cuda_caching_allocator_test cuda_plugin_test
     cuda_multi_device_test cuda_host_test cuda_torch_test cuda_multi_device_torch_test
-    cuda_alloc_bench cuda_memcpy_bench cuda_module_bench)
+    cuda_allocator_core_bench cuda_alloc_bench cuda_memcpy_bench cuda_module_bench)
   local dirs=()
   if run build.log 300 cmake -S "$ROOT" -B "$BUILD/full" "${CMAKE_ARGS[@]}"; then
     dirs+=(full)
@@ -145,7 +145,7 @@ test_cuda() {
 bench() {
   setup
   local dir
-  for b in alloc memcpy module; do
+  for b in allocator_core alloc memcpy module; do
     if dir=$(built "bin/cuda_${b}_bench"); then
       run "bench_$b.txt" 200 "$dir/bin/cuda_${b}_bench" --benchmark_repetitions=5 \
         --benchmark_report_aggregates_only=true --benchmark_counters_tabular=true
