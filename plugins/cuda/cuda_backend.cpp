@@ -62,29 +62,20 @@ void CudaBackend::capabilities(omnirt_capabilities& caps) {
 
 int32_t CudaBackend::device_count() { return runtime_.device_count(); }
 
-int CudaBackend::checked_device(int32_t device) {
-  const int count = runtime_.device_count();
+void CudaBackend::reject_device(int32_t device, int count) {
   if (count == 0) cuda();  // throws the reason CUDA cannot run here
-  if (device < 0 || device >= count) {
-    fail(OMNIRT_STATUS_OUT_OF_RANGE,
-         "device: " + std::to_string(device) + " is not in [0, " + std::to_string(count) + ")");
-  }
-  return device;
+  fail(OMNIRT_STATUS_OUT_OF_RANGE,
+       "device: " + std::to_string(device) + " is not in [0, " + std::to_string(count) + ")");
 }
 
 void CudaBackend::device_info(int32_t device, omnirt_device_info& info) {
   describe_device(cuda(), checked_device(device), info);
 }
 
-DeviceAllocator& CudaBackend::allocator(int device) {
-  allocators_sized_([this] {
-    const auto count = size_t(runtime_.device_count());
-    allocator_made_ = std::make_unique<plugin_common::Once[]>(count);
-    allocators_.resize(count);
-  });
-  std::unique_ptr<DeviceAllocator>& made = allocators_[size_t(device)];
-  allocator_made_[size_t(device)]([&] { made = make_allocator(allocator_kind_, cuda(), device); });
-  return *made;
+void CudaBackend::size_allocators() {
+  const auto count = size_t(runtime_.device_count());
+  allocator_made_ = std::make_unique<plugin_common::Once[]>(count);
+  allocators_.resize(count);
 }
 
 int CudaBackend::device_for(const void* ptr) {

@@ -88,10 +88,22 @@ class CudaBackend {
   // The loaded runtime; throws UNAVAILABLE when CUDA cannot run here.
   const Symbols& cuda() { return runtime_.get(); }
   // `device` checked against the device count (OUT_OF_RANGE otherwise).
-  int checked_device(int32_t device);
+  // Inline, like allocator(): both are on the path of every memory call.
+  int checked_device(int32_t device) {
+    const int count = runtime_.device_count();
+    if (device < 0 || device >= count) reject_device(device, count);
+    return device;
+  }
+  [[noreturn]] void reject_device(int32_t device, int count);
   // Each device's allocator is made on that device's first use, so that a
   // process using one GPU sets nothing up on the others.
-  DeviceAllocator& allocator(int device);
+  DeviceAllocator& allocator(int device) {
+    allocators_sized_([this] { size_allocators(); });
+    std::unique_ptr<DeviceAllocator>& made = allocators_[size_t(device)];
+    allocator_made_[size_t(device)]([&] { made = make_allocator(allocator_kind_, cuda(), device); });
+    return *made;
+  }
+  void size_allocators();
   // The device a copy or memset touches: where its device pointer lives.
   int device_for(const void* ptr);
   // A device-to-device copy between two GPUs, or -1 when both sides are on

@@ -99,11 +99,6 @@ const Symbols& Runtime::get() {
   return symbols_;
 }
 
-int Runtime::device_count() {
-  once_([this] { initialize(); });
-  return device_count_;
-}
-
 void Runtime::initialize() {
   std::string why;
   library_ = runtime_locator().open(&why);

@@ -28,7 +28,11 @@ class Runtime {
   const Symbols& get();
 
   /// Devices visible to the runtime; loads it; 0 when CUDA cannot run here.
-  int device_count();
+  /// Inline: every device call asks.
+  int device_count() {
+    once_([this] { initialize(); });
+    return device_count_;
+  }
 
   /// Devices seen so far, without loading anything (0 before the first use).
   int known_device_count() const { return once_.done() ? device_count_ : 0; }
