@@ -83,8 +83,8 @@ class AscendBackend {
   plugin_common::AllocationTracker allocations_;
   // Picks the device context of a copy and AscendCL's destMax/maxCount bound.
   const plugin_common::MemoryPlanner planner_{allocations_, "ascend"};
-  plugin_common::HandleRegistry<AscendStream, omnirt_stream> streams_{"ascend stream"};
-  plugin_common::HandleRegistry<AscendEvent, omnirt_event> events_{"ascend event"};
+  plugin_common::HandleRegistry<AscendStream, omnirt_stream> streams_{"ascend", "stream"};
+  plugin_common::HandleRegistry<AscendEvent, omnirt_event> events_{"ascend", "event"};
 };
 
 }  // namespace omnirt::ascend

@@ -82,8 +82,8 @@ class CambriconBackend {
   plugin_common::AllocationTracker allocations_;
   // Picks the device a copy or set runs on.
   const plugin_common::MemoryPlanner planner_{allocations_, "cambricon"};
-  plugin_common::HandleRegistry<CambriconQueue, omnirt_stream> queues_{"cambricon stream"};
-  plugin_common::HandleRegistry<CambriconNotifier, omnirt_event> notifiers_{"cambricon event"};
+  plugin_common::HandleRegistry<CambriconQueue, omnirt_stream> queues_{"cambricon", "stream"};
+  plugin_common::HandleRegistry<CambriconNotifier, omnirt_event> notifiers_{"cambricon", "event"};
 };
 
 }  // namespace omnirt::cambricon

@@ -13,7 +13,7 @@
 #include "cpu_device.h"
 #include "cpu_event.h"
 #include "cpu_graph.h"
-#include "cpu_handle_registry.h"
+#include "omnirt_plugin_common/handle_registry.h"
 #include "cpu_stream.h"
 #include "engine/cpu_modules.h"
 #include "omnirt/cpp/plugin.hpp"
@@ -97,9 +97,9 @@ class CpuBackend {
   CpuDevice device_;
   CpuAllocator allocator_;
   const std::shared_ptr<CpuStream> default_stream_;
-  HandleRegistry<CpuStream, omnirt_stream> streams_{"stream"};
-  HandleRegistry<CpuEvent, omnirt_event> events_{"event"};
-  HandleRegistry<CpuGraph, omnirt_graph> graphs_{"graph"};
+  plugin_common::HandleRegistry<CpuStream, omnirt_stream> streams_{"cpu", "stream"};
+  plugin_common::HandleRegistry<CpuEvent, omnirt_event> events_{"cpu", "event"};
+  plugin_common::HandleRegistry<CpuGraph, omnirt_graph> graphs_{"cpu", "graph"};
   CpuModules modules_;  // first to go: executables before streams
 };
 

@@ -59,7 +59,7 @@ void CpuModules::describe(omnirt_capabilities& caps) const {
 
 const omnirt_cpu_engine_api& CpuModules::engine() {
   const omnirt_cpu_engine_api& api = library_.api();
-  std::call_once(threads_applied_, [&] {
+  threads_applied_([&] {
     char message[kMessageCapacity] = "";
     const omnirt_status status = api.configure_threads(threads_, message, sizeof message);
     // libtorch's thread count is per process: another instance set it first.

@@ -4,11 +4,11 @@
 #define OMNIRT_PLUGINS_CPU_ENGINE_CPU_MODULES_H_
 
 #include <cstdint>
-#include <mutex>
 
-#include "cpu_handle_registry.h"
 #include "engine_library.h"
 #include "omnirt/cpp/plugin.hpp"
+#include "omnirt_plugin_common/handle_registry.h"
+#include "omnirt_plugin_common/once.h"
 
 namespace omnirt::cpu {
 
@@ -35,8 +35,8 @@ class CpuModules {
 
   EngineLibrary library_;
   const int32_t threads_;
-  std::once_flag threads_applied_;
-  HandleRegistry<CpuExecutable, omnirt_executable> executables_{"executable"};
+  plugin_common::Once threads_applied_;
+  plugin_common::HandleRegistry<CpuExecutable, omnirt_executable> executables_{"cpu", "executable"};
 };
 
 }  // namespace omnirt::cpu

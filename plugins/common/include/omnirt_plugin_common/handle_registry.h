@@ -19,8 +19,8 @@ namespace omnirt::plugin_common {
 template <class Object, class Handle>
 class HandleRegistry {
  public:
-  // `what` names the handles in errors: "ascend stream".
-  explicit HandleRegistry(std::string what) : what_(std::move(what)) {}
+  // `backend` and `kind` name the handles in errors: "ascend", "stream".
+  HandleRegistry(const char* backend, const char* kind) : backend_(backend), kind_(kind) {}
 
   Handle* add(std::shared_ptr<Object> object) {
     Handle* handle = reinterpret_cast<Handle*>(object.get());
@@ -53,6 +53,15 @@ class HandleRegistry {
     objects_.emplace(handle, std::move(object));
   }
 
+  // Every live object, left in place (e.g. to synchronize each stream).
+  std::vector<std::shared_ptr<Object>> all() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<std::shared_ptr<Object>> objects;
+    objects.reserve(objects_.size());
+    for (const auto& entry : objects_) objects.push_back(entry.second);
+    return objects;
+  }
+
   // Takes out every object, for a backend that is being destroyed.
   std::vector<std::shared_ptr<Object>> take_all() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -65,11 +74,12 @@ class HandleRegistry {
 
  private:
   [[noreturn]] void fail_unknown() const {
-    plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT,
-                 "unknown " + what_ + " handle (destroyed, or made by another backend)");
+    plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT, std::string(backend_) + ": unknown " + kind_ +
+                                                     " handle (destroyed, or made by another backend)");
   }
 
-  const std::string what_;
+  const char* const backend_;
+  const char* const kind_;
   mutable std::mutex mutex_;
   std::unordered_map<const Handle*, std::shared_ptr<Object>> objects_;
 };
