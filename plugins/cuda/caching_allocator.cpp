@@ -25,8 +25,9 @@ uint32_t CachingAllocator::bin_of(size_t size) {
   return uint32_t(4 * (k - kMinimumClassLog2) + j);
 }
 
-size_t CachingAllocator::size_class(size_t size) {
-  const uint32_t bin = bin_of(size);
+size_t CachingAllocator::size_class(size_t size) { return bin_size(bin_of(size)); }
+
+size_t CachingAllocator::bin_size(uint32_t bin) {
   if (bin == 0) return kMinimumClass;
   const int k = int((bin - 1) / 4) + kMinimumClassLog2;
   const size_t j = (bin - 1) % 4 + 1;
@@ -56,7 +57,7 @@ void* CachingAllocator::allocate(size_t size, Stream stream) {
   if (block != nullptr) {
     stats_.cached_bytes -= block->size;
   } else {
-    block = allocate_from_device(bin, size_class(size), size);
+    block = allocate_from_device(bin, bin_size(bin), size);
   }
   block->requested = size;
   block->stream = stream;

@@ -106,6 +106,8 @@ class CachingAllocator {
   // is 512 bytes, then four per power of two.
   static constexpr size_t kBins = 4 * 64;
   static uint32_t bin_of(size_t size);
+  // The size class of `bin`: the inverse of bin_of on class sizes.
+  static size_t bin_size(uint32_t bin);
 
   Block* take_cached(uint32_t bin, Stream stream);
   Block* allocate_from_device(uint32_t bin, size_t rounded, size_t size);
