@@ -80,11 +80,27 @@ void CudaBackend::size_allocators() {
 
 int CudaBackend::device_for(const void* ptr) {
   if (runtime_.device_count() == 1) return 0;  // skips a pointer query per call
-  const int device = device_of_pointer(cuda(), ptr);
+  return or_current(device_of_pointer(cuda(), ptr));
+}
+
+int CudaBackend::or_current(int device) {
   if (device >= 0) return device;
   int current = 0;
   OMNIRT_CUDA_CALL(cuda(), cudaGetDevice, &current);
   return current;
+}
+
+CudaBackend::CopyRoute CudaBackend::route_copy(void* dst, const void* src, int32_t kind) {
+  if (kind != OMNIRT_MEMCPY_DEVICE_TO_DEVICE || runtime_.device_count() == 1) {
+    return {device_for(device_side(dst, src, kind))};
+  }
+  // Each side's device asked once: they decide both the peer case and the device.
+  const int src_device = device_of_pointer(cuda(), src);
+  const int dst_device = device_of_pointer(cuda(), dst);
+  if (src_device >= 0 && dst_device >= 0 && src_device != dst_device) {
+    return {src_device, src_device, dst_device};
+  }
+  return {or_current(dst_device)};  // the destination's device, as device_side says
 }
 
 void* CudaBackend::malloc_device(int32_t device, size_t size) {
@@ -125,13 +141,6 @@ void CudaBackend::free_async(void* ptr, omnirt_stream* stream) {
   allocator(s.device).free(ptr, s.handle);
 }
 
-int CudaBackend::peer_source(void* dst, const void* src, int& dst_device) {
-  if (runtime_.device_count() == 1) return -1;
-  const int src_device = device_of_pointer(cuda(), src);
-  dst_device = device_of_pointer(cuda(), dst);
-  return src_device >= 0 && dst_device >= 0 && src_device != dst_device ? src_device : -1;
-}
-
 // cudaMemcpy returns before a device-to-device copy (and may before the last
 // DMA of a host-to-device one) is done, and cudaMemset before the memory is
 // set: the default stream is synchronized so that "sync" means complete,
@@ -139,19 +148,15 @@ int CudaBackend::peer_source(void* dst, const void* src, int& dst_device) {
 void CudaBackend::memcpy_sync(void* dst, const void* src, size_t size, int32_t kind) {
   check_kind(kind);
   if (size == 0) return;
-  int dst_device = 0;
-  const int src_device =
-      kind == OMNIRT_MEMCPY_DEVICE_TO_DEVICE ? peer_source(dst, src, dst_device) : -1;
-  if (src_device >= 0) {
+  const CopyRoute route = route_copy(dst, src, kind);
+  DeviceGuard guard(cuda(), route.device);
+  if (route.peer()) {
     // Between two GPUs: a peer copy works without peer access and for
     // stream-ordered pool memory, which plain copies need access rights for.
-    DeviceGuard guard(cuda(), src_device);
-    OMNIRT_CUDA_CALL(cuda(), cudaMemcpyPeer, dst, dst_device, src, src_device, size);
-    OMNIRT_CUDA_CALL(cuda(), cudaStreamSynchronize, nullptr);
-    return;
+    OMNIRT_CUDA_CALL(cuda(), cudaMemcpyPeer, dst, route.peer_dst, src, route.peer_src, size);
+  } else {
+    OMNIRT_CUDA_CALL(cuda(), cudaMemcpy, dst, src, size, cudaMemcpyKind(kind));
   }
-  DeviceGuard guard(cuda(), device_for(device_side(dst, src, kind)));
-  OMNIRT_CUDA_CALL(cuda(), cudaMemcpy, dst, src, size, cudaMemcpyKind(kind));
   if (kind == OMNIRT_MEMCPY_HOST_TO_DEVICE || kind == OMNIRT_MEMCPY_DEVICE_TO_DEVICE) {
     OMNIRT_CUDA_CALL(cuda(), cudaStreamSynchronize, nullptr);
   }
@@ -168,15 +173,12 @@ void CudaBackend::memcpy_async(void* dst, const void* src, size_t size, int32_t 
                                omnirt_stream* stream) {
   check_kind(kind);
   if (size == 0) return;
-  int dst_device = 0;
-  const int src_device =
-      kind == OMNIRT_MEMCPY_DEVICE_TO_DEVICE ? peer_source(dst, src, dst_device) : -1;
-  const int device = stream != nullptr ? stream_of(stream)->device
-                     : src_device >= 0 ? src_device
-                                       : device_for(device_side(dst, src, kind));
-  DeviceGuard guard(cuda(), device);
-  if (src_device >= 0) {
-    OMNIRT_CUDA_CALL(cuda(), cudaMemcpyPeerAsync, dst, dst_device, src, src_device, size,
+  // With a stream, only a device-to-device copy needs its route (peer or not).
+  const bool routed = stream == nullptr || kind == OMNIRT_MEMCPY_DEVICE_TO_DEVICE;
+  const CopyRoute route = routed ? route_copy(dst, src, kind) : CopyRoute{};
+  DeviceGuard guard(cuda(), stream != nullptr ? stream_of(stream)->device : route.device);
+  if (route.peer()) {
+    OMNIRT_CUDA_CALL(cuda(), cudaMemcpyPeerAsync, dst, route.peer_dst, src, route.peer_src, size,
                      cuda_stream(stream));
   } else {
     OMNIRT_CUDA_CALL(cuda(), cudaMemcpyAsync, dst, src, size, cudaMemcpyKind(kind),

@@ -106,9 +106,17 @@ class CudaBackend {
   void size_allocators();
   // The device a copy or memset touches: where its device pointer lives.
   int device_for(const void* ptr);
-  // A device-to-device copy between two GPUs, or -1 when both sides are on
-  // one: the source's device (the destination's is returned in `dst_device`).
-  int peer_source(void* dst, const void* src, int& dst_device);
+  // `device` if it names one (>= 0), else the calling thread's current device.
+  int or_current(int device);
+  // Where a copy runs: the device made current, and for a device-to-device
+  // copy between two GPUs both sides, for a peer copy.
+  struct CopyRoute {
+    int device = 0;
+    int peer_src = -1;
+    int peer_dst = -1;
+    bool peer() const { return peer_src >= 0; }
+  };
+  CopyRoute route_copy(void* dst, const void* src, int32_t kind);
 
   const std::string allocator_kind_;
   Runtime runtime_;
