@@ -18,17 +18,22 @@ class Once {
   /// one that runs it. If `f` throws, a later call runs it again.
   template <class F>
   void operator()(F&& f) {
-    if (done_.load(std::memory_order_acquire)) return;
-    std::call_once(flag_, [&] {
-      f();
-      done_.store(true, std::memory_order_release);
-    });
+    if (!done_.load(std::memory_order_acquire)) run(f);
   }
 
   /// Has a call completed (without running anything)?
   bool done() const { return done_.load(std::memory_order_acquire); }
 
  private:
+  // Out of line and cold: inlined, its set-up makes hot callers spill registers.
+  template <class F>
+  [[gnu::noinline, gnu::cold]] void run(F& f) {
+    std::call_once(flag_, [&] {
+      f();
+      done_.store(true, std::memory_order_release);
+    });
+  }
+
   std::once_flag flag_;
   std::atomic<bool> done_{false};
 };
