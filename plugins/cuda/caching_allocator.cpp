@@ -35,7 +35,7 @@ size_t CachingAllocator::bin_size(uint32_t bin) {
 }
 
 CachingAllocator::~CachingAllocator() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Locked lock(*this);
   try {
     release_cached_locked();
     blocks_.for_each([this](const void*, Block* block) {
@@ -46,13 +46,25 @@ CachingAllocator::~CachingAllocator() {
   }
 }
 
+// The newest block of the bin, freed by this very stream, is the hot path:
+// taken without a scan. Defined ahead of allocate() so that it is inlined.
+CachingAllocator::Block* CachingAllocator::take_cached(uint32_t bin, Stream stream) {
+  std::vector<Block*>& blocks = cached_[bin];
+  if (!blocks.empty() && blocks.back()->stream == stream && blocks.back()->event == nullptr) {
+    Block* block = blocks.back();
+    blocks.pop_back();
+    return block;
+  }
+  return search_cached(blocks, stream);
+}
+
 void* CachingAllocator::allocate(size_t size, Stream stream) {
   if (size == 0) return nullptr;
   if (size > (SIZE_MAX >> 2)) {
     plugin::fail(OMNIRT_STATUS_OUT_OF_MEMORY, "cannot allocate " + std::to_string(size) + " bytes");
   }
   const uint32_t bin = bin_of(size);
-  std::lock_guard<std::mutex> lock(mutex_);
+  Locked lock(*this);
   Block* block = take_cached(bin, stream);
   if (block != nullptr) {
     stats_.cached_bytes -= block->size;
@@ -90,8 +102,7 @@ CachingAllocator::Block* CachingAllocator::allocate_from_device(uint32_t bin, si
   return block;
 }
 
-CachingAllocator::Block* CachingAllocator::take_cached(uint32_t bin, Stream stream) {
-  std::vector<Block*>& blocks = cached_[bin];
+CachingAllocator::Block* CachingAllocator::search_cached(std::vector<Block*>& blocks, Stream stream) {
   auto take = [&](size_t i) {
     Block* block = blocks[i];
     if (block->event != nullptr) device_.release(block->event);
@@ -116,7 +127,7 @@ CachingAllocator::Block* CachingAllocator::take_cached(uint32_t bin, Stream stre
 
 void CachingAllocator::free(void* ptr, Stream stream) {
   if (ptr == nullptr) return;
-  std::lock_guard<std::mutex> lock(mutex_);
+  Locked lock(*this);
   Block* block = blocks_.find(ptr);
   if (block == nullptr || block->requested == 0) {
     plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT,
@@ -132,7 +143,7 @@ void CachingAllocator::free(void* ptr, Stream stream) {
 }
 
 void CachingAllocator::stream_retired(Stream stream) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Locked lock(*this);
   for (std::vector<Block*>& blocks : cached_) {
     for (Block* block : blocks) {
       if (block->stream != stream) continue;
@@ -144,7 +155,7 @@ void CachingAllocator::stream_retired(Stream stream) {
 }
 
 uint64_t CachingAllocator::release_cached() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Locked lock(*this);
   return release_cached_locked();
 }
 
@@ -170,13 +181,8 @@ uint64_t CachingAllocator::release_cached_locked() {
   return released;
 }
 
-CachingStats CachingAllocator::stats() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return stats_;
-}
-
 void CachingAllocator::reset_stats() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  Locked lock(*this);
   stats_.peak_bytes = stats_.allocated_bytes;
   stats_.alloc_count = stats_.free_count = stats_.device_allocs = stats_.device_frees = 0;
 }

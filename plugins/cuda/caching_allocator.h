@@ -16,17 +16,20 @@
 // call, a size-class index computed from the size (no lookup), a LIFO bin,
 // and one PointerTable probe on free. Every block, live or cached, stays in
 // the table from its device allocation to its release, so a cache hit
-// touches no map at all.
+// touches no map at all. The lock is a BiasedMutex: while one thread drives
+// the device it takes the lock with plain stores. Statistics are published
+// through a seqlock, so reading them takes no lock.
 #ifndef OMNIRT_PLUGINS_CUDA_CACHING_ALLOCATOR_H_
 #define OMNIRT_PLUGINS_CUDA_CACHING_ALLOCATOR_H_
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <vector>
 
+#include "biased_mutex.h"
 #include "pointer_table.h"
+#include "seqlock_snapshot.h"
 
 namespace omnirt::cuda {
 
@@ -85,9 +88,14 @@ class CachingAllocator {
   /// Returns every cached block to the device; the bytes released.
   uint64_t release_cached();
 
-  CachingStats stats() const;
+  /// The statistics after the last completed call; takes no lock.
+  CachingStats stats() const { return published_.read(); }
   /// Peak to current, counts to zero.
   void reset_stats();
+
+  /// Does the calling thread take the lock without read-modify-write (it is
+  /// the only thread that has used this allocator)? For tests and benchmarks.
+  bool lock_biased_to_caller() const { return mutex_.biased_to_caller(); }
 
   /// The size class `size` is rounded up to.
   static size_t size_class(size_t size);
@@ -109,15 +117,34 @@ class CachingAllocator {
   // The size class of `bin`: the inverse of bin_of on class sizes.
   static size_t bin_size(uint32_t bin);
 
+  // The lock, held for one call; publishes the statistics before releasing
+  // it, whether the call succeeded or threw.
+  class Locked {
+   public:
+    explicit Locked(CachingAllocator& cache) : cache_(cache) { cache_.mutex_.lock(); }
+    ~Locked() {
+      cache_.published_.write(cache_.stats_);
+      cache_.mutex_.unlock();
+    }
+    Locked(const Locked&) = delete;
+    Locked& operator=(const Locked&) = delete;
+
+   private:
+    CachingAllocator& cache_;
+  };
+
+  // A cached block of `bin` that work on `stream` may use, or nullptr.
   Block* take_cached(uint32_t bin, Stream stream);
+  Block* search_cached(std::vector<Block*>& blocks, Stream stream);
   Block* allocate_from_device(uint32_t bin, size_t rounded, size_t size);
   uint64_t release_cached_locked();
 
   DeviceMemory& device_;
-  mutable std::mutex mutex_;
+  BiasedMutex mutex_;
   PointerTable<Block> blocks_;                     // every block held, by address (owned)
   std::array<std::vector<Block*>, kBins> cached_;  // free blocks by size class, newest last
-  CachingStats stats_;
+  CachingStats stats_;                             // under mutex_
+  SeqlockSnapshot<CachingStats> published_;        // stats_ as of the last call
 };
 
 }  // namespace omnirt::cuda

@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -256,6 +257,68 @@ TEST(CachingAllocatorTest, DestructionReturnsLiveAndCachedBlocks) {
     cache.allocate(100, kStreamA);  // never freed by the caller
     cache.free(cache.allocate(5000, kStreamA), kStreamA);
   }
+}
+
+// Threads allocating and freeing on their own streams, while another reads
+// the statistics: every snapshot is one the allocator passed through, and the
+// totals come out exact.
+TEST(CachingAllocatorTest, ThreadsKeepTheStatisticsExactAndEverySnapshotConsistent) {
+  FakeDevice device(size_t{256} << 20);
+  CachingAllocator cache(device);
+  constexpr int kThreads = 4, kPairs = 20000, kHeld = 8;
+  std::atomic<bool> done{false};
+  uint64_t inconsistent = 0, snapshots = 0;
+  std::thread reader([&] {
+    while (!done) {
+      const CachingStats s = cache.stats();
+      if (s.peak_bytes < s.allocated_bytes || s.reserved_bytes < s.cached_bytes ||
+          s.reserved_bytes - s.cached_bytes < s.allocated_bytes) {
+        ++inconsistent;
+      }
+      ++snapshots;
+    }
+  });
+  std::vector<std::thread> workers;
+  for (int t = 0; t < kThreads; ++t) {
+    workers.emplace_back([&, t] {
+      const auto stream = reinterpret_cast<DeviceMemory::Stream>(uintptr_t(0x100 + t));
+      std::mt19937 random(t);
+      std::vector<void*> held;
+      for (int i = 0; i < kPairs; ++i) {
+        held.push_back(cache.allocate(1 + random() % 65536, stream));
+        if (held.size() == kHeld) {
+          for (void* ptr : held) cache.free(ptr, stream);
+          held.clear();
+        }
+      }
+      for (void* ptr : held) cache.free(ptr, stream);
+    });
+  }
+  for (std::thread& w : workers) w.join();
+  done = true;
+  reader.join();
+  const CachingStats s = cache.stats();
+  EXPECT_EQ(inconsistent, 0u) << "of " << snapshots << " snapshots";
+  EXPECT_EQ(s.allocated_bytes, 0u);
+  EXPECT_EQ(s.alloc_count, uint64_t{kThreads} * kPairs);
+  EXPECT_EQ(s.free_count, uint64_t{kThreads} * kPairs);
+  EXPECT_EQ(s.cached_bytes, s.reserved_bytes);
+  EXPECT_GT(s.peak_bytes, 0u);
+  EXPECT_LE(s.peak_bytes, uint64_t{kThreads} * kHeld * 65536);
+}
+
+TEST(CachingAllocatorTest, ReadingStatisticsFromAnotherThreadKeepsTheLocksBias) {
+  if (!BiasedMutex::bias_supported()) GTEST_SKIP() << "membarrier is unavailable here";
+  FakeDevice device(1 << 20);
+  CachingAllocator cache(device);
+  void* a = cache.allocate(1000, nullptr);
+  ASSERT_TRUE(cache.lock_biased_to_caller());
+  std::thread([&] { EXPECT_EQ(cache.stats().allocated_bytes, 1000u); }).join();
+  EXPECT_TRUE(cache.lock_biased_to_caller());
+  std::thread([&] { cache.free(cache.allocate(10, nullptr), nullptr); }).join();
+  EXPECT_FALSE(cache.lock_biased_to_caller()) << "another thread allocated: the bias is gone";
+  cache.free(a, nullptr);
+  EXPECT_EQ(cache.stats().allocated_bytes, 0u);
 }
 
 }  // namespace
