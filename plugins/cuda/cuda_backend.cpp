@@ -72,10 +72,21 @@ void CudaBackend::device_info(int32_t device, omnirt_device_info& info) {
   describe_device(cuda(), checked_device(device), info);
 }
 
-void CudaBackend::size_allocators() {
-  const auto count = size_t(runtime_.device_count());
-  allocator_made_ = std::make_unique<plugin_common::Once[]>(count);
-  allocators_.resize(count);
+DeviceAllocator& CudaBackend::make_allocator_for(int32_t device) {
+  const int checked = checked_device(device);
+  allocators_sized_([this] {
+    const int count = runtime_.device_count();
+    allocator_made_ = std::make_unique<plugin_common::Once[]>(size_t(count));
+    allocators_.resize(size_t(count));
+    allocators_ready_ = std::make_unique<std::atomic<DeviceAllocator*>[]>(size_t(count));
+    allocators_ready_count_.store(count, std::memory_order_release);
+  });
+  std::unique_ptr<DeviceAllocator>& made = allocators_[size_t(checked)];
+  allocator_made_[size_t(checked)]([&] {
+    made = make_allocator(allocator_kind_, cuda(), checked);
+    allocators_ready_[size_t(checked)].store(made.get(), std::memory_order_release);
+  });
+  return *made;
 }
 
 int CudaBackend::device_for(const void* ptr) {
@@ -104,11 +115,11 @@ CudaBackend::CopyRoute CudaBackend::route_copy(void* dst, const void* src, int32
 }
 
 void* CudaBackend::malloc_device(int32_t device, size_t size) {
-  return allocator(checked_device(device)).allocate(size, nullptr);
+  return allocator(device).allocate(size, nullptr);
 }
 
 void CudaBackend::free_device(int32_t device, void* ptr) {
-  if (ptr != nullptr) allocator(checked_device(device)).free(ptr, nullptr);
+  if (ptr != nullptr) allocator(device).free(ptr, nullptr);
 }
 
 void* CudaBackend::malloc_host(size_t size) {
@@ -199,11 +210,11 @@ void CudaBackend::mem_get_info(int32_t device, size_t& free_bytes, size_t& total
 }
 
 void CudaBackend::memory_stats(int32_t device, omnirt_memory_stats& stats) {
-  allocator(checked_device(device)).stats(stats);
+  allocator(device).stats(stats);
 }
 
 void CudaBackend::reset_memory_stats(int32_t device) {
-  allocator(checked_device(device)).reset_stats();
+  allocator(device).reset_stats();
 }
 
 void CudaBackend::device_synchronize(int32_t device) {

@@ -8,6 +8,7 @@
 #ifndef OMNIRT_PLUGINS_CUDA_CUDA_BACKEND_H_
 #define OMNIRT_PLUGINS_CUDA_CUDA_BACKEND_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -95,15 +96,19 @@ class CudaBackend {
     return device;
   }
   [[noreturn]] void reject_device(int32_t device, int count);
-  // Each device's allocator is made on that device's first use, so that a
-  // process using one GPU sets nothing up on the others.
-  DeviceAllocator& allocator(int device) {
-    allocators_sized_([this] { size_allocators(); });
-    std::unique_ptr<DeviceAllocator>& made = allocators_[size_t(device)];
-    allocator_made_[size_t(device)]([&] { made = make_allocator(allocator_kind_, cuda(), device); });
-    return *made;
+  // The allocator of `device`, which is checked (OUT_OF_RANGE). Each device's
+  // allocator is made on that device's first use, so that a process using one
+  // GPU sets nothing up on the others. Inline, with the made ones in a flat
+  // table: every memory call asks.
+  DeviceAllocator& allocator(int32_t device) {
+    if (uint32_t(device) < uint32_t(allocators_ready_count_.load(std::memory_order_acquire))) {
+      if (DeviceAllocator* made = allocators_ready_[size_t(device)].load(std::memory_order_acquire)) {
+        return *made;
+      }
+    }
+    return make_allocator_for(device);
   }
-  void size_allocators();
+  DeviceAllocator& make_allocator_for(int32_t device);
   // The device a copy or memset touches: where its device pointer lives.
   int device_for(const void* ptr);
   // `device` if it names one (>= 0), else the calling thread's current device.
@@ -120,9 +125,11 @@ class CudaBackend {
 
   const std::string allocator_kind_;
   Runtime runtime_;
-  plugin_common::Once allocators_sized_;  // sizes the two below
+  plugin_common::Once allocators_sized_;  // sizes the four below
   std::unique_ptr<plugin_common::Once[]> allocator_made_;
   std::vector<std::unique_ptr<DeviceAllocator>> allocators_;  // one per device
+  std::unique_ptr<std::atomic<DeviceAllocator*>[]> allocators_ready_;  // each once made
+  std::atomic<int> allocators_ready_count_{0};  // the table's size, once sized
   Kernels kernels_;
   Engine engine_;
 };
