@@ -37,6 +37,13 @@
 #include <mutex>
 #include <thread>
 
+// Nested: a preprocessor without __has_builtin cannot parse a call to it.
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_thread_pointer)
+#define OMNIRT_CUDA_HAVE_THREAD_POINTER 1
+#endif
+#endif
+
 namespace omnirt::cuda {
 
 class BiasedMutex {
@@ -45,7 +52,8 @@ class BiasedMutex {
   BiasedMutex(const BiasedMutex&) = delete;
   BiasedMutex& operator=(const BiasedMutex&) = delete;
 
-  /// Blocks until the calling thread holds the mutex.
+  /// Blocks until the calling thread holds the mutex. Not recursive, as
+  /// std::mutex is not.
   void lock() {
     if (owner_.load(std::memory_order_relaxed) == this_thread() &&
         !revoked_.load(std::memory_order_relaxed)) {
@@ -110,7 +118,7 @@ class BiasedMutex {
   // A value unique to each live thread: the thread pointer (one register
   // read) where the compiler offers it, else pthread_self (a libc call).
   static uintptr_t this_thread() {
-#if defined(__has_builtin) && __has_builtin(__builtin_thread_pointer)
+#ifdef OMNIRT_CUDA_HAVE_THREAD_POINTER
     return reinterpret_cast<uintptr_t>(__builtin_thread_pointer());
 #else
     return uintptr_t(pthread_self());
@@ -130,8 +138,13 @@ class BiasedMutex {
     return can;
   }
 
-  // After registration the kernel does not refuse this command (membarrier(2)).
-  static void fence_every_thread() { membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED); }
+  // Registered, the command can still fail for want of kernel memory
+  // (ENOMEM). Nothing else makes the revocation safe, so it is retried.
+  static void fence_every_thread() {
+    while (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
 
   std::mutex mutex_;
   std::atomic<uintptr_t> owner_{0};         // the biased thread; written once, under mutex_

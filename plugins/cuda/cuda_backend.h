@@ -89,7 +89,6 @@ class CudaBackend {
   // The loaded runtime; throws UNAVAILABLE when CUDA cannot run here.
   const Symbols& cuda() { return runtime_.get(); }
   // `device` checked against the device count (OUT_OF_RANGE otherwise).
-  // Inline, like allocator(): both are on the path of every memory call.
   int checked_device(int32_t device) {
     const int count = runtime_.device_count();
     if (device < 0 || device >= count) reject_device(device, count);

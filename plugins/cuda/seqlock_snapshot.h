@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <type_traits>
 #include <utility>
 
@@ -41,6 +42,7 @@ class SeqlockSnapshot {
       for (size_t i = 0; i < kWords; ++i) words[i] = words_[i].load(std::memory_order_relaxed);
       std::atomic_thread_fence(std::memory_order_acquire);
       if ((before & 1) == 0 && sequence_.load(std::memory_order_relaxed) == before) break;
+      std::this_thread::yield();  // the writer may have been preempted mid-write
     }
     T value;
     std::memcpy(&value, words, sizeof(T));

@@ -96,8 +96,13 @@ inline omnirt_status report(omnirt_status status, int64_t native,
 // Runs `f`, converting its result or exception into a status. Inlined into
 // each trampoline: a call per slot costs about as much as the hottest slots'
 // whole work (an alloc+free served from a cache).
+#if defined(__GNUC__)
+#define OMNIRT_PLUGIN_ALWAYS_INLINE [[gnu::always_inline]] inline
+#else
+#define OMNIRT_PLUGIN_ALWAYS_INLINE inline
+#endif
 template <class F>
-[[gnu::always_inline]] inline omnirt_status guard(F&& f) noexcept {
+OMNIRT_PLUGIN_ALWAYS_INLINE omnirt_status guard(F&& f) noexcept {
   try {
     using R = decltype(f());
     // `cond ? OMNIRT_STATUS_OK : OMNIRT_STATUS_NOT_READY` has the enum's type.
