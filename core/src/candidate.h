@@ -45,19 +45,6 @@ struct CandidateRecord {
   std::array<uint64_t, kStageCount> stage_time_ns{};
 };
 
-/// Lower-case name of a load stage ("entry_symbol"), for messages.
-inline const char* stage_name(omnirt_load_stage stage) noexcept {
-  switch (stage) {
-    case OMNIRT_STAGE_FOUND: return "found";
-    case OMNIRT_STAGE_DLOPEN: return "dlopen";
-    case OMNIRT_STAGE_ENTRY_SYMBOL: return "entry_symbol";
-    case OMNIRT_STAGE_NEGOTIATE: return "negotiate";
-    case OMNIRT_STAGE_VALIDATE: return "validate";
-    case OMNIRT_STAGE_AVAILABLE: return "available";
-  }
-  return "unknown";
-}
-
 }  // namespace omnirt
 
 #endif  // OMNIRT_CORE_CANDIDATE_H_

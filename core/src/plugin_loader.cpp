@@ -264,7 +264,7 @@ class PluginLoad {
                     backend_ ? backend_->plugin_version : "", version_string(record_.plugin_abi_version),
                     record_.path, ms, record_.status == OMNIRT_STATUS_OK ? std::string() : ": " + record_.reason);
     } else {
-      logger().info("rejected '{}' (reached stage {}): {}: {}", record_.path, stage_name(record_.stage),
+      logger().info("rejected '{}' (reached stage {}): {}: {}", record_.path, omnirt_load_stage_name(record_.stage),
                     omnirt_status_name(record_.status), record_.reason);
     }
     const auto& t = record_.stage_time_ns;

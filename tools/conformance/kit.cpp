@@ -50,7 +50,7 @@ std::optional<std::string> missing(Needs needs, uint64_t features) {
   const omnirt_candidate* c = k.session->candidate();
   if (c == nullptr) return "the host found no plugin at " + k.plugin_path;
   if (k.session->backend() == nullptr) {
-    return std::string("the plugin was rejected at stage '") + stage_name(c->stage) +
+    return std::string("the plugin was rejected at stage '") + omnirt_load_stage_name(c->stage) +
            "': " + c->reason;
   }
   if (needs == Needs::kBackend) return std::nullopt;

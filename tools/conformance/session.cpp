@@ -48,16 +48,4 @@ Session::Session(const std::string& plugin_path, const std::string& config_path)
 
 Session::~Session() { omnirt_host_destroy(host_); }
 
-const char* stage_name(int32_t stage) {
-  switch (stage) {
-    case OMNIRT_STAGE_FOUND: return "found";
-    case OMNIRT_STAGE_DLOPEN: return "dlopen";
-    case OMNIRT_STAGE_ENTRY_SYMBOL: return "entry symbol";
-    case OMNIRT_STAGE_NEGOTIATE: return "negotiate";
-    case OMNIRT_STAGE_VALIDATE: return "validate";
-    case OMNIRT_STAGE_AVAILABLE: return "available";
-    default: return "unknown stage";
-  }
-}
-
 }  // namespace omnirt::conformance

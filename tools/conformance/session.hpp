@@ -36,9 +36,6 @@ class Session {
   omnirt_backend* backend_ = nullptr;
 };
 
-// Human name of an omnirt_load_stage ("validate").
-const char* stage_name(int32_t stage);
-
 }  // namespace omnirt::conformance
 
 #endif  // OMNIRT_CONFORMANCE_SESSION_HPP_

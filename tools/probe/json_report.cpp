@@ -46,7 +46,7 @@ Json candidate_json(const Candidate& c) {
   return Json{{"path", c.path},
               {"real_path", c.real_path},
               {"source", source_name(c.source)},
-              {"stage", stage_name(c.stage)},
+              {"stage", omnirt_load_stage_name(c.stage)},
               {"loaded", c.loaded},
               {"status", omnirt_status_name(c.status)},
               {"reason", c.reason},

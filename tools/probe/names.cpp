@@ -29,18 +29,6 @@ const char* source_name(int32_t source) {
   }
 }
 
-const char* stage_name(int32_t stage) {
-  switch (stage) {
-    case OMNIRT_STAGE_FOUND: return "found";
-    case OMNIRT_STAGE_DLOPEN: return "dlopen";
-    case OMNIRT_STAGE_ENTRY_SYMBOL: return "entry_symbol";
-    case OMNIRT_STAGE_NEGOTIATE: return "negotiate";
-    case OMNIRT_STAGE_VALIDATE: return "validate";
-    case OMNIRT_STAGE_AVAILABLE: return "available";
-    default: return "unknown";
-  }
-}
-
 const char* device_type_name(int32_t dl_device_type) {
   switch (dl_device_type) {
     case kDLCPU: return "cpu";

@@ -10,8 +10,6 @@ namespace omnirt_probe {
 
 /// "api", "environment", "config", "installed".
 const char* source_name(int32_t source);
-/// "found", "dlopen", "entry_symbol", "negotiate", "validate", "available".
-const char* stage_name(int32_t stage);
 /// DLPack device type ("cpu", "cuda", "ext_dev", ...).
 const char* device_type_name(int32_t dl_device_type);
 /// One word per OMNIRT_FEATURE_* bit set ("streams", "events", ...); unknown bits as "bit<N>".

@@ -74,7 +74,7 @@ void print_rejected(const ProbeReport& report, std::ostream& out) {
   size_t rows = 0;
   for (const Candidate& c : report.candidates) {
     if (c.loaded) continue;
-    table.add_row({c.path, stage_name(c.stage), omnirt_status_name(c.status), c.reason});
+    table.add_row({c.path, omnirt_load_stage_name(c.stage), omnirt_status_name(c.status), c.reason});
     ++rows;
   }
   out << "\nRejected files:\n";
@@ -105,7 +105,7 @@ void print_candidates(const ProbeReport& report, std::ostream& out) {
   Table table({"PATH", "SOURCE", "BACKEND", "ABI", "REACHED", "STATUS", "LOAD TIME"});
   for (const Candidate& c : report.candidates) {
     table.add_row({c.path, source_name(c.source), c.backend_name.empty() ? "-" : c.backend_name,
-                   c.abi_version != 0 ? version_string(c.abi_version) : "-", stage_name(c.stage),
+                   c.abi_version != 0 ? version_string(c.abi_version) : "-", omnirt_load_stage_name(c.stage),
                    omnirt_status_name(c.status), milliseconds(c.load_time_ns)});
   }
   table.print(out);

@@ -122,6 +122,21 @@ enum omnirt_load_stage {
   OMNIRT_STAGE_AVAILABLE = 5    /**< is_available answered yes */
 };
 
+/** Lower-case name of an omnirt_load_stage ("entry_symbol"); "unknown" for
+ *  any other value. Header-only, so that the host, its tools and embedders
+ *  name stages alike without a library call. */
+static inline const char* omnirt_load_stage_name(int32_t stage) {
+  switch (stage) {
+    case OMNIRT_STAGE_FOUND: return "found";
+    case OMNIRT_STAGE_DLOPEN: return "dlopen";
+    case OMNIRT_STAGE_ENTRY_SYMBOL: return "entry_symbol";
+    case OMNIRT_STAGE_NEGOTIATE: return "negotiate";
+    case OMNIRT_STAGE_VALIDATE: return "validate";
+    case OMNIRT_STAGE_AVAILABLE: return "available";
+    default: return "unknown";
+  }
+}
+
 /** One directory in the search path (for `omnirt-probe --verbose`). */
 typedef struct omnirt_search_dir {
   /** sizeof(omnirt_search_dir). */

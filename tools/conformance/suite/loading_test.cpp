@@ -22,7 +22,7 @@ constexpr uint32_t kMajor = OMNIRT_ABI_VERSION_MAJOR;
 KIT_TEST(Loading, PluginLoadsAndSaysWhetherItIsAvailable, 5) {
   const omnirt_candidate* c = kit().session->candidate();
   ASSERT_NE(c, nullptr) << "the host saw no candidate for " << kit().plugin_path;
-  ASSERT_EQ(c->loaded, 1) << "the host rejected the plugin at stage '" << stage_name(c->stage)
+  ASSERT_EQ(c->loaded, 1) << "the host rejected the plugin at stage '" << omnirt_load_stage_name(c->stage)
                           << "' with " << omnirt_status_name(c->status) << ": " << c->reason;
   const omnirt_backend_info& info = kit().info;
   if (info.available) {
