@@ -27,24 +27,7 @@ omnirt_status plus_100(void* user_data, const DLTensor* inputs, size_t, DLManage
   ++*static_cast<int*>(user_data);
   *num_outputs = 1;
   if (capacity < 1) return OMNIRT_STATUS_OUT_OF_RANGE;
-  struct Owned {
-    DLManagedTensor m{};
-    std::vector<int64_t> shape;
-    std::vector<float> data;
-  };
-  auto* o = new Owned;
-  o->shape.assign(inputs[0].shape, inputs[0].shape + inputs[0].ndim);
-  const auto* src = static_cast<const float*>(inputs[0].data);
-  size_t n = 1;
-  for (int64_t d : o->shape) n *= static_cast<size_t>(d);
-  for (size_t i = 0; i < n; ++i) o->data.push_back(src[i] + 100.0f);
-  o->m.dl_tensor = inputs[0];
-  o->m.dl_tensor.data = o->data.data();
-  o->m.dl_tensor.shape = o->shape.data();
-  o->m.dl_tensor.strides = nullptr;
-  o->m.manager_ctx = o;
-  o->m.deleter = [](DLManagedTensor* self) { delete static_cast<Owned*>(self->manager_ctx); };
-  outputs[0] = &o->m;
+  outputs[0] = map_floats(inputs[0], [](float v) { return v + 100.0f; });
   return OMNIRT_STATUS_OK;
 }
 

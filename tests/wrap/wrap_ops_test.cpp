@@ -171,21 +171,7 @@ omnirt_status negate(void*, const DLTensor* inputs, size_t, DLManagedTensor** ou
                      size_t capacity, size_t* num_outputs) {
   *num_outputs = 1;
   if (capacity < 1) return OMNIRT_STATUS_OUT_OF_RANGE;
-  struct Owned {
-    DLManagedTensor m{};
-    std::vector<int64_t> shape;
-    std::vector<float> data;
-  };
-  auto* o = new Owned;
-  o->shape.assign(inputs[0].shape, inputs[0].shape + inputs[0].ndim);
-  const auto* src = static_cast<const float*>(inputs[0].data);
-  for (int64_t i = 0; i < o->shape[0] * o->shape[1]; ++i) o->data.push_back(-src[i]);
-  o->m.dl_tensor = inputs[0];
-  o->m.dl_tensor.data = o->data.data();
-  o->m.dl_tensor.shape = o->shape.data();
-  o->m.manager_ctx = o;
-  o->m.deleter = [](DLManagedTensor* self) { delete static_cast<Owned*>(self->manager_ctx); };
-  outputs[0] = &o->m;
+  outputs[0] = map_floats(inputs[0], [](float v) { return -v; });
   return OMNIRT_STATUS_OK;
 }
 

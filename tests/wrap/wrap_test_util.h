@@ -89,6 +89,30 @@ inline Tensor iota(std::vector<int64_t> shape, float start = 1.0f) {
   return t;
 }
 
+/// A new float32 output shaped like `input` (host memory, contiguous) holding
+/// `f` of each of its elements; its deleter frees it. For embedder overrides.
+template <class F>
+DLManagedTensor* map_floats(const DLTensor& input, F f) {
+  struct Owned {
+    DLManagedTensor m{};
+    std::vector<int64_t> shape;
+    std::vector<float> data;
+  };
+  auto* o = new Owned;
+  o->shape.assign(input.shape, input.shape + input.ndim);
+  const auto* src = static_cast<const float*>(input.data);
+  size_t n = 1;
+  for (int64_t d : o->shape) n *= static_cast<size_t>(d);
+  for (size_t i = 0; i < n; ++i) o->data.push_back(f(src[i]));
+  o->m.dl_tensor = input;
+  o->m.dl_tensor.data = o->data.data();
+  o->m.dl_tensor.shape = o->shape.data();
+  o->m.dl_tensor.strides = nullptr;
+  o->m.manager_ctx = o;
+  o->m.deleter = [](DLManagedTensor* self) { delete static_cast<Owned*>(self->manager_ctx); };
+  return &o->m;
+}
+
 /// Outputs of one run, released on destruction.
 struct Outputs {
   ~Outputs() {
