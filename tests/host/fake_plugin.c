@@ -21,6 +21,9 @@
  *                             calls set_error(INTERNAL, ...) and then succeeds
  *   FAKE_THROW_IN_ENTRY       the entry throws (C++ build: fake_plugin_throw.cpp)
  *   FAKE_THROW_IN_SLOT        memset_sync throws (C++ build: fake_plugin_throw.cpp)
+ *   FAKE_STRAY_FEATURE_BITS   capabilities also set every feature bit above
+ *                             ABI 1.0's (for the plugins built against the
+ *                             frozen 1.0 headers in tests/abi/v1_0)
  * Backend option (create): devices=<n>, the device count (default 1).
  * create logs "fake: created with <n> device(s)" at debug level.
  * Errors: malloc beyond 1 GiB fails with OUT_OF_MEMORY, native code ENOMEM.
@@ -580,6 +583,9 @@ static omnirt_status fake_get_capabilities(omnirt_backend_state* s, omnirt_capab
                   OMNIRT_FEATURE_STREAMS | OMNIRT_FEATURE_EVENTS | OMNIRT_FEATURE_EVENT_TIMING |
                   OMNIRT_FEATURE_STREAM_WAIT_EVENT | OMNIRT_FEATURE_MEM_INFO | OMNIRT_FEATURE_MEMORY_STATS |
                   OMNIRT_FEATURE_GRAPH_CAPTURE;
+#endif
+#ifdef FAKE_STRAY_FEATURE_BITS
+  full.features |= ~(uint64_t)0 << 14;
 #endif
   FAKE_COPY_SIZED(caps, full);
   return OMNIRT_STATUS_OK;

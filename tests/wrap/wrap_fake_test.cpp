@@ -231,11 +231,11 @@ TEST_F(FakeWrap, ReportJsonFollowsTheSchema) {
   EXPECT_EQ(doc["run_id"], "my-run-7");
   EXPECT_TRUE(doc["created_at"].is_string());
   EXPECT_TRUE(doc["ok"].get<bool>());
-  EXPECT_EQ(doc["host"]["abi_version"], "1.0");
+  EXPECT_EQ(doc["host"]["abi_version"], "1.1");
   EXPECT_TRUE(doc["host"]["library_version"].is_string());
   EXPECT_EQ(doc["backend"]["name"], "wrapfake");
   EXPECT_EQ(doc["backend"]["plugin_version"], "0.0.1");
-  EXPECT_EQ(doc["backend"]["abi_version"], "1.0");
+  EXPECT_EQ(doc["backend"]["abi_version"], "1.1");
   EXPECT_EQ(doc["backend"]["device_type"], "kDLCPU");
 
   const auto& entry = doc["timeline"][0];

@@ -54,6 +54,17 @@ void omnirt_module_destroy(omnirt_module* module) {
   }
 }
 
+omnirt_status omnirt_module_output_name(const omnirt_module* module, const DLManagedTensor* output,
+                                        const char** name) {
+  constexpr const char* kCall = "omnirt_module_output_name";
+  return guard_api(kCall, [&]() -> omnirt_status {
+    OMNIRT_RETURN_IF_ERROR(require_non_null(module, kCall, "module"));
+    OMNIRT_RETURN_IF_ERROR(require_non_null(output, kCall, "output"));
+    OMNIRT_RETURN_IF_ERROR(require_non_null(name, kCall, "name"));
+    return module->runner->output_name(output, name);
+  });
+}
+
 size_t omnirt_module_attempt_count(const omnirt_module* module) {
   return module != nullptr ? module->timeline.attempts.size() : 0;
 }
