@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "cnrt_status.h"
-#include "omnirt_plugin_common/options.h"
 
 namespace omnirt::cambricon {
 namespace {
@@ -36,7 +35,7 @@ std::unique_ptr<CnrtRuntime> load_cnrt(plugin_common::DynamicLibrary library) {
 
 CambriconBackend::CambriconBackend(const omnirt_backend_create_args& args)
     : runtime_("cambricon", cnrt_locator(plugin::Options(args)), load_cnrt) {
-  plugin_common::check_option_keys(args, "cambricon", {"library"});
+  plugin::Options(args).check_keys("cambricon", {"library"});
 }
 
 CambriconBackend::~CambriconBackend() { destroy_leftovers(); }

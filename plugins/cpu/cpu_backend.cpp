@@ -61,7 +61,9 @@ CpuBackend::CpuBackend()
 CpuBackend::CpuBackend(const omnirt_backend_create_args& args)
     : allocator_(CpuDevice::physical_memory_bytes()),
       default_stream_(std::make_shared<CpuStream>()),
-      modules_(plugin::Options(args)) {}
+      modules_(plugin::Options(args)) {
+  plugin::Options(args).check_keys("cpu", {"threads"});
+}
 
 plugin::Availability CpuBackend::is_available() { return {true, {}}; }
 

@@ -3,7 +3,6 @@
 #include "cuda_device.h"
 #include "cuda_status.h"
 #include "cuda_stream.h"
-#include "omnirt_plugin_common/options.h"
 
 #ifndef OMNIRT_CUDA_PLUGIN_VERSION
 #define OMNIRT_CUDA_PLUGIN_VERSION "0.0.0"
@@ -15,7 +14,7 @@ namespace {
 using plugin::fail;
 
 std::string allocator_option(const omnirt_backend_create_args& args) {
-  plugin_common::check_option_keys(args, "cuda", {"allocator"});
+  plugin::Options(args).check_keys("cuda", {"allocator"});
   std::string kind = plugin::Options(args).get("allocator", "caching");
   if (kind != "caching" && kind != "async" && kind != "plain") {
     fail(OMNIRT_STATUS_INVALID_ARGUMENT,

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <initializer_list>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -66,6 +67,21 @@ class Options {
       if (std::strcmp(args_.option_keys[i], key) == 0) return args_.option_values[i];
     }
     return fallback;
+  }
+  /// Throws INVALID_ARGUMENT naming the first key that is not in `known`, and
+  /// the known ones: a misspelt key fails create instead of being ignored.
+  /// `backend` names the backend in the message. Call it in the constructor.
+  void check_keys(const char* backend, std::initializer_list<const char*> known) const {
+    for (size_t i = 0; i < args_.num_options; ++i) {
+      bool found = false;
+      for (const char* key : known) found = found || std::strcmp(args_.option_keys[i], key) == 0;
+      if (found) continue;
+      std::string list;
+      for (const char* key : known) list += (list.empty() ? "" : ", ") + std::string(key);
+      throw Error(OMNIRT_STATUS_INVALID_ARGUMENT,
+                  std::string(backend) + ": unknown option '" + args_.option_keys[i] +
+                      "' (known options: " + (list.empty() ? "none" : list) + ")");
+    }
   }
 
  private:
