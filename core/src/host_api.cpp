@@ -132,6 +132,7 @@ omnirt_status omnirt_host_get_candidate(const omnirt_host* host, size_t index, o
   full.backend_name = c.backend_name.c_str();
   full.plugin_abi_version = c.plugin_abi_version;
   full.load_time_ns = c.load_time_ns;
+  full.skipped = c.skipped ? 1 : 0;
   return omnirt::write_sized(out, full, kCall, "omnirt_candidate");
 }
 

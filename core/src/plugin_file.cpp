@@ -49,6 +49,7 @@ void check(CandidateRecord* candidate, std::map<std::string, std::string>* first
   }
   const auto [first, inserted] = first_seen->emplace(candidate->real_path, candidate->path);
   if (!inserted) {
+    candidate->skipped = true;
     return refuse(candidate, OMNIRT_STATUS_ALREADY_EXISTS,
                   fmt::format("same file as '{}' (real path '{}'); loaded once", first->second,
                               candidate->real_path));

@@ -185,6 +185,14 @@ typedef struct omnirt_candidate {
   uint32_t plugin_abi_version;
   /** Nanoseconds spent on this candidate (dlopen to is_available). */
   uint64_t load_time_ns;
+  /**
+   * ABI 1.1. 1 when the file was left unloaded by choice, not for a fault:
+   * the same file was found earlier on the search path, the configuration's
+   * allow or deny list refused its name, or an earlier file already provides
+   * its backend. `reason` says which; `loaded` is 0. 0 for every other
+   * candidate, loaded or rejected.
+   */
+  int32_t skipped;
 } omnirt_candidate;
 
 /** Number of candidate files the host looked at (loaded or rejected). */
