@@ -82,8 +82,13 @@ std::string installed_plugin_dir() {
   if (dladdr(reinterpret_cast<void*>(&installed_plugin_dir), &info) == 0 || info.dli_fname == nullptr) {
     return {};
   }
+  // The loader's name for the library may climb through a run path
+  // ("bin/../lib/libomnirt.so"): people read the directory it really is.
   const std::filesystem::path library(info.dli_fname);
-  return (library.parent_path() / "omnirt" / "plugins").string();
+  std::error_code error;
+  std::filesystem::path dir = std::filesystem::weakly_canonical(library.parent_path(), error);
+  if (error) dir = library.parent_path().lexically_normal();
+  return (dir / "omnirt" / "plugins").string();
 }
 
 }  // namespace omnirt

@@ -83,6 +83,21 @@ elseif(STEP STREQUAL "probe_lists_c_plugin")
   if(NOT listed)
     message(FATAL_ERROR "omnirt-probe does not list hostmem:\n${json}")
   endif()
+  # The installed tools reach libomnirt.so through $ORIGIN/../lib; the
+  # directories and files they show are normalized nonetheless.
+  foreach(list search_path backends candidates)
+    string(JSON count LENGTH "${json}" ${list})
+    if(count EQUAL 0)
+      continue()
+    endif()
+    math(EXPR last "${count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON path GET "${json}" ${list} ${i} path)
+      if(path MATCHES "/\\.\\.?(/|$)")
+        message(FATAL_ERROR "omnirt-probe shows an unnormalized path in ${list}: ${path}")
+      endif()
+    endforeach()
+  endforeach()
 
 elseif(STEP STREQUAL "consumer_cmake")
   # WORK is no system prefix: a path that leaks another package's prefix shows.
