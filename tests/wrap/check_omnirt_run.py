@@ -78,6 +78,15 @@ if p.returncode == 1:
 p = omnirt_run(mlp, "--input", "2x15")  # wrong feature count: the run fails
 expect(p.returncode == 1, f"wrong input shape exited {p.returncode}, wanted 1", p)
 
+# Inputs keep the command line's order, whichever option gives each.
+matmul = os.path.join(models, "matmul.pt")
+p = omnirt_run(matmul, "--input-file", os.path.join(models, "matmul.input0.npy"), "--input", "3x4:f32",
+               "--iters", "1", "--warmup", "0", "--json")
+expect(p.returncode == 0, f"--input-file before --input exited {p.returncode}", p)
+if p.returncode == 0:
+    shape = json.loads(p.stdout)["report"]["outputs"]["tensors"][0]["shape"]
+    expect(shape == [2, 4], f"(2x3 file) @ (3x4 random) gave shape {shape}")
+
 for f in failures:
     print("FAIL:", f)
 sys.exit(1 if failures else 0)

@@ -57,6 +57,13 @@ class RmsNorm(torch.nn.Module):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * w
 
 
+class MatMul(torch.nn.Module):
+    """Two inputs whose order shows: (2, 3) @ (3, 4) works, the other way not."""
+
+    def forward(self, a, b):
+        return a @ b
+
+
 class TwoOutputs(torch.nn.Module):
     def forward(self, x):
         return x + 1, x * 2
@@ -67,6 +74,7 @@ models = {
     "convbn": (ConvBn(), [torch.randn(1, 3, 8, 8)]),
     "rms_norm": (RmsNorm(), [torch.randn(3, 16), torch.rand(16) + 0.5]),
     "two_outputs": (TwoOutputs(), [torch.randn(4)]),
+    "matmul": (MatMul(), [torch.randn(2, 3), torch.randn(3, 4)]),
 }
 
 for name, (model, inputs) in models.items():

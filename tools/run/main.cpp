@@ -38,11 +38,18 @@ constexpr const char* kExitCodes =
     "2 bad command line or input spec; 3 no host or no usable backend; "
     "4 reading an input file or writing outputs failed.";
 
+// One input as the command line gave it: a random SHAPE:DTYPE or a .npy file.
+struct InputArg {
+  bool from_file = false;
+  std::string text;
+};
+
 struct Options {
   std::string model;
   std::string backend = "auto";
   std::vector<std::string> inputs;
   std::vector<std::string> input_files;
+  std::vector<InputArg> ordered_inputs;  // both of the above, in command-line order
   uint64_t seed = 0;
   size_t iters = 10;
   size_t warmup = 3;
@@ -101,15 +108,31 @@ class Outputs {
 
 std::vector<HostTensor> make_inputs(const Options& o) {
   std::vector<HostTensor> inputs;
-  for (size_t i = 0; i < o.inputs.size(); ++i) {
-    HostTensor t = or_exit(kUsage, [&] { return parse_input_spec(o.inputs[i]); });
+  for (size_t i = 0; i < o.ordered_inputs.size(); ++i) {
+    const InputArg& arg = o.ordered_inputs[i];
+    if (arg.from_file) {
+      inputs.push_back(or_exit(kIoError, [&] { return read_npy(arg.text); }));
+      continue;
+    }
+    HostTensor t = or_exit(kUsage, [&] { return parse_input_spec(arg.text); });
     fill_random(t, o.seed + i);  // a different stream per input
     inputs.push_back(std::move(t));
   }
-  for (const std::string& path : o.input_files) {
-    inputs.push_back(or_exit(kIoError, [&] { return read_npy(path); }));
-  }
   return inputs;
+}
+
+// --input and --input-file values in the order they were given.
+std::vector<InputArg> in_command_line_order(const CLI::App& app, const CLI::Option* spec_option,
+                                            const CLI::Option* file_option, const Options& o) {
+  std::vector<InputArg> ordered;
+  size_t spec = 0, file = 0;
+  for (const CLI::Option* option : app.parse_order()) {
+    if (option == spec_option && spec < o.inputs.size()) ordered.push_back({false, o.inputs[spec++]});
+    if (option == file_option && file < o.input_files.size()) {
+      ordered.push_back({true, o.input_files[file++]});
+    }
+  }
+  return ordered;
 }
 
 std::string report_json(omnirt_report* report) {
@@ -239,12 +262,16 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   // Repeatable options take one value each, so they never swallow MODEL.
-  app.add_option("--input", o.inputs, "Random input SHAPE:DTYPE, e.g. 1x3x224x224:f32 (repeatable)")
-      ->allow_extra_args(false);
-  app.add_option("--input-file", o.input_files,
-                 "Input from a .npy file (repeatable; after --input ones)")
-      ->check(CLI::ExistingFile)
-      ->allow_extra_args(false);
+  // Inputs are passed in the order --input and --input-file appear.
+  const CLI::Option* spec_option =
+      app.add_option("--input", o.inputs,
+                     "Random input SHAPE:DTYPE, e.g. 1x3x224x224:f32 (repeatable)")
+          ->allow_extra_args(false);
+  const CLI::Option* file_option =
+      app.add_option("--input-file", o.input_files,
+                     "Input from a .npy file (repeatable; inputs keep the command line's order)")
+          ->check(CLI::ExistingFile)
+          ->allow_extra_args(false);
   app.add_option("--seed", o.seed, "Seed of the random inputs")->capture_default_str();
   app.add_option("--iters", o.iters, "Timed iterations")->capture_default_str();
   app.add_option("--warmup", o.warmup, "Untimed iterations first")->capture_default_str();
@@ -263,7 +290,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kOk : kUsage;
   }
-  if (o.inputs.empty() && o.input_files.empty()) {
+  o.ordered_inputs = in_command_line_order(app, spec_option, file_option, o);
+  if (o.ordered_inputs.empty()) {
     std::cerr << "omnirt-run: give at least one --input or --input-file\n";
     return kUsage;
   }
