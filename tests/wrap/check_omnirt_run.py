@@ -57,12 +57,23 @@ if p.returncode == 0:
 # --no-compile: compile skipped with its reason, eager selected; the summary prints.
 p = omnirt_run(mlp, "--input", "2x16:f32", "--iters", "2", "--no-compile")
 expect(p.returncode == 0, f"--no-compile exited {p.returncode}", p)
-expect("compile disabled by OMNIRT_WRAP_DISABLE_COMPILE" in p.stdout, "no compile-disabled reason", p)
+expect("compile  UNAVAILABLE" in p.stdout and "skipped (--no-compile)" in p.stdout,
+       "no compile-skipped reason in omnirt-run's words", p)
+expect("OMNIRT_WRAP_DISABLE_COMPILE" not in p.stdout, "the summary names the API flag, not --no-compile", p)
 expect("-> eager tier" in p.stdout and "latency" in p.stdout, "summary lacks eager/latency", p)
+
+# Counts read as English.
+p = omnirt_run(mlp, "--input", "2x16:f32", "--iters", "1", "--warmup", "0")
+expect(p.returncode == 0 and "latency  1 iteration: median" in p.stdout, "'1 iteration'", p)
 
 # Exit codes.
 p = omnirt_run(mlp, "--input", "2x16:q7")
 expect(p.returncode == 2, f"bad dtype exited {p.returncode}, wanted 2", p)
+p = omnirt_run(mlp, "--input", "100000000000x100000:f32")
+expect(p.returncode == 2 and "needs 40000000000000000 bytes" in p.stderr
+       and "more than this machine's memory" in p.stderr, "a huge shape says how much it needs", p)
+p = omnirt_run(mlp, "--input", "999999999999x999999999999x999999999999:f32")
+expect(p.returncode == 2 and "does not fit in 64 bits" in p.stderr, "an overflowing shape says so", p)
 p = omnirt_run(mlp, "--input", "2x16", "--backend", "no_such_backend")
 expect(p.returncode == 3, f"unknown backend exited {p.returncode}, wanted 3", p)
 p = omnirt_run(mlp, "--input-file", os.path.join(models, "mlp.pt"))

@@ -32,6 +32,14 @@ DLTensor HostTensor::view() {
   return t;
 }
 
+std::optional<uint64_t> compact_bytes(const std::vector<int64_t>& shape, DLDataType dtype) {
+  uint64_t bytes = (dtype.bits * uint64_t{dtype.lanes} + 7) / 8;
+  for (const int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes)) return std::nullopt;
+  }
+  return bytes;
+}
+
 bool parse_dtype(const std::string& text, DLDataType* dtype) {
   for (const Named& n : kDtypes) {
     if (text == n.name) {

@@ -74,6 +74,8 @@ auto or_exit(Exit code, F&& f) -> decltype(f()) {
     return f();
   } catch (const Failure&) {
     throw;
+  } catch (const std::bad_alloc&) {
+    throw;  // main says what ran out
   } catch (const std::exception& e) {
     throw Failure(code, e.what());
   }
@@ -158,7 +160,7 @@ void print(const Options& o, omnirt_report* report, const std::vector<double>& s
                           {"report", doc}};
     std::cout << out.dump(2) << std::endl;
   } else {
-    print_summary(std::cout, doc, l, samples.size());
+    print_summary(std::cout, doc, l, samples.size(), SummaryContext{o.no_compile});
   }
 }
 
@@ -300,6 +302,10 @@ int main(int argc, char** argv) {
   } catch (const Failure& f) {
     std::cerr << "omnirt-run: " << f.what() << "\n";
     return f.code;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "omnirt-run: out of host memory (inputs, outputs and the report live in host "
+                 "memory; try smaller inputs)\n";
+    return kModelFailed;
   } catch (const std::exception& e) {
     std::cerr << "omnirt-run: " << e.what() << "\n";
     return kModelFailed;

@@ -44,8 +44,6 @@ const char* descr_of(DLDataType dtype) {
   return nullptr;
 }
 
-size_t element_size(DLDataType dtype) { return (dtype.bits + 7) / 8; }
-
 }  // namespace
 
 HostTensor read_npy(const std::string& path) {
@@ -88,7 +86,9 @@ HostTensor read_npy(const std::string& path) {
        it != std::sregex_iterator(); ++it) {
     tensor.shape.push_back(std::stoll(it->str()));
   }
-  const size_t want = static_cast<size_t>(tensor.numel()) * element_size(tensor.dtype);
+  const std::optional<uint64_t> bytes = compact_bytes(tensor.shape, tensor.dtype);
+  if (!bytes) bad(path, "shape (" + dims + ") is too large: its size does not fit in 64 bits");
+  const size_t want = static_cast<size_t>(*bytes);
   const size_t start = offset + header_len;
   if (data.size() - start < want) {
     bad(path, "truncated data: expected " + std::to_string(want) + " bytes, found " +

@@ -20,7 +20,7 @@ std::string shape_of(const nlohmann::ordered_json& shape) {
 }  // namespace
 
 void print_summary(std::ostream& out, const nlohmann::ordered_json& r, const Latency& latency,
-                   size_t iters) {
+                   size_t iters, const SummaryContext& context) {
   const auto& b = r["backend"];
   out << "backend  " << b.value("name", "?") << " (plugin " << b.value("plugin_version", "?")
       << ", ABI " << b.value("abi_version", "?") << ")   run " << r.value("run_id", "?") << "\n";
@@ -33,13 +33,15 @@ void print_summary(std::ostream& out, const nlohmann::ordered_json& r, const Lat
       out << "  " << std::left << std::setw(9) << a.value("tier", "") << std::setw(17)
           << (a.value("selected", false) ? "ok, selected" : a.value("status", "")) << std::right
           << std::setw(12) << ms_text(a.value("elapsed_ms", 0.0));
-      const std::string note = a.value("ok", false) ? a.value("detail", "") : a.value("reason", "");
+      std::string note = a.value("ok", false) ? a.value("detail", "") : a.value("reason", "");
+      // --no-compile is the most specific switch: the host named the flag it set.
+      if (context.no_compile && a.value("tier", "") == "compile") note = "skipped (--no-compile)";
       if (!note.empty()) out << "  " << note;
       out << "\n";
     }
   }
   if (iters > 0) {
-    out << "latency  " << iters << " iterations: median " << ms_text(latency.median_ms) << ", p90 "
+    out << "latency  " << iters << (iters == 1 ? " iteration" : " iterations") << ": median " << ms_text(latency.median_ms) << ", p90 "
         << ms_text(latency.p90_ms) << ", mean " << ms_text(latency.mean_ms) << " (min "
         << ms_text(latency.min_ms) << ", max " << ms_text(latency.max_ms) << ")\n";
   }
