@@ -62,6 +62,54 @@ expect("compile  UNAVAILABLE" in p.stdout and "skipped (--no-compile)" in p.stdo
 expect("OMNIRT_WRAP_DISABLE_COMPILE" not in p.stdout, "the summary names the API flag, not --no-compile", p)
 expect("-> eager tier" in p.stdout and "latency" in p.stdout, "summary lacks eager/latency", p)
 
+def run_model(name, *args):
+    """Runs models/NAME.pt on its own input files, saving outputs; the JSON report."""
+    inputs = sorted(f for f in os.listdir(models) if f.startswith(name + ".input"))
+    saved = os.path.join(work, name + "_outputs")
+    cmd = [os.path.join(models, name + ".pt")]
+    for f in inputs:
+        cmd += ["--input-file", os.path.join(models, f)]
+    p = omnirt_run(*cmd, "--iters", "1", "--warmup", "0", "--json", "--save-outputs", saved, *args)
+    expect(p.returncode == 0, f"{name} exited {p.returncode}", p)
+    return (json.loads(p.stdout)["report"] if p.returncode == 0 else None), saved
+
+
+def same(saved_file, expected_file, what):
+    got = np.load(saved_file)
+    want = np.load(os.path.join(models, expected_file))
+    expect(got.dtype == want.dtype and got.shape == want.shape and np.allclose(got, want, rtol=1e-4, atol=1e-5),
+           f"{what}: saved {got.dtype}{got.shape} differs from libtorch's {want.dtype}{want.shape}")
+
+
+# bool in (numpy's b1) and out, saved as b1.
+r, saved = run_model("mask")
+if r:
+    expect([t["dtype"] for t in r["outputs"]["tensors"]] == ["float32", "bool"], f"mask outputs {r['outputs']}")
+    same(os.path.join(saved, "output_0.npy"), "mask.expected0.npy", "mask filled")
+    same(os.path.join(saved, "output_1.npy"), "mask.expected1.npy", "mask negated (bool)")
+p = omnirt_run(os.path.join(models, "mask.pt"), "--input", "2x3:f32", "--input", "2x3:bool", "--iters", "1")
+expect(p.returncode == 0 and "output   2x3 bool on kDLCPU:0" in p.stdout, "random bool input", p)
+
+# A dict: outputs in key order, named in the report and the summary, saved by key.
+r, saved = run_model("heads")
+if r:
+    names = [t["name"] for t in r["outputs"]["tensors"]]
+    expect(names == ["aux", "boxes", "logits"], f"heads names {names}")
+    for key in names:
+        same(os.path.join(saved, f"output_{key}.npy"), f"heads.expected.{key}.npy", f"heads {key}")
+p = omnirt_run(os.path.join(models, "heads.pt"), "--input", "3:f32", "--iters", "1")
+expect("output   'boxes' 3 float32" in p.stdout, "the summary names dict outputs", p)
+
+# int, float and bool arguments from 0-d .npy inputs.
+r, saved = run_model("scale")
+if r:
+    same(os.path.join(saved, "output_0.npy"), "scale.expected.npy", "scale")
+
+# A strided output (a transpose) is saved as a compact copy.
+r, saved = run_model("transposed")
+if r:
+    same(os.path.join(saved, "output_0.npy"), "transposed.expected.npy", "transposed")
+
 # Counts read as English.
 p = omnirt_run(mlp, "--input", "2x16:f32", "--iters", "1", "--warmup", "0")
 expect(p.returncode == 0 and "latency  1 iteration: median" in p.stdout, "'1 iteration'", p)

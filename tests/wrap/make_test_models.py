@@ -6,12 +6,14 @@ usage: make_test_models.py OUT_DIR
 
 For each model NAME it writes NAME.pt, NAME.input<i>.npy and NAME.expected.npy
 (eager libtorch output) and NAME.frozen.npy (libtorch's own freeze +
-optimize_for_inference output). Without python3-torch it writes
+optimize_for_inference output) of its first output, NAME.expected<i>.npy of
+every output of a tuple, and NAME.expected.<key>.npy of every entry of a dict. Without python3-torch it writes
 OUT_DIR/unavailable.txt with the reason and exits 0, so the tests skip
 saying why.
 """
 import os
 import sys
+from typing import Dict
 
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
@@ -64,6 +66,35 @@ class MatMul(torch.nn.Module):
         return a @ b
 
 
+class Mask(torch.nn.Module):
+    """Bool in and bool out."""
+
+    def forward(self, x, mask):
+        return x.masked_fill(mask, 0.0), mask.logical_not()
+
+
+class Heads(torch.nn.Module):
+    """A dict whose insertion order is not its key order."""
+
+    def forward(self, x) -> Dict[str, torch.Tensor]:
+        return {"logits": x * 2, "boxes": x + 1, "aux": x - 1}
+
+
+class Scale(torch.nn.Module):
+    """int, float and bool arguments."""
+
+    def forward(self, x, k: int, s: float, flip: bool):
+        y = x * s + k
+        return -y if flip else y
+
+
+class Transposed(torch.nn.Module):
+    """A strided output."""
+
+    def forward(self, x):
+        return x.t()
+
+
 class TwoOutputs(torch.nn.Module):
     def forward(self, x):
         return x + 1, x * 2
@@ -75,6 +106,10 @@ models = {
     "rms_norm": (RmsNorm(), [torch.randn(3, 16), torch.rand(16) + 0.5]),
     "two_outputs": (TwoOutputs(), [torch.randn(4)]),
     "matmul": (MatMul(), [torch.randn(2, 3), torch.randn(3, 4)]),
+    "mask": (Mask(), [torch.randn(2, 3), torch.rand(2, 3) > 0.5]),
+    "heads": (Heads(), [torch.randn(3)]),
+    "scale": (Scale(), [torch.randn(2, 3), torch.tensor(3), torch.tensor(0.5), torch.tensor(True)]),
+    "transposed": (Transposed(), [torch.randn(2, 3)]),
 }
 
 for name, (model, inputs) in models.items():
@@ -88,6 +123,13 @@ for name, (model, inputs) in models.items():
         frozen_out = frozen(*inputs)
     for i, x in enumerate(inputs):
         np.save(os.path.join(out, f"{name}.input{i}.npy"), x.numpy())
+    if isinstance(expected, dict):
+        for key, value in expected.items():
+            np.save(os.path.join(out, f"{name}.expected.{key}.npy"), value.numpy())
+        continue
+    if isinstance(expected, tuple):
+        for i, value in enumerate(expected):
+            np.save(os.path.join(out, f"{name}.expected{i}.npy"), value.numpy())
     first = expected[0] if isinstance(expected, tuple) else expected
     first_frozen = frozen_out[0] if isinstance(frozen_out, tuple) else frozen_out
     np.save(os.path.join(out, name + ".expected.npy"), first.numpy())

@@ -18,6 +18,7 @@ const std::vector<Feature>& known_features() {
       KIT_FEATURE(MEMORY_STATS), KIT_FEATURE(GRAPH_CAPTURE),
       KIT_FEATURE(MODULES),      KIT_FEATURE(COMPILE),
       KIT_FEATURE(NAMED_OPS),    KIT_FEATURE(PEER_COPY),
+      KIT_FEATURE(OUTPUT_NAMES),
   };
 #undef KIT_FEATURE
   return features;
@@ -40,6 +41,7 @@ uint64_t prerequisites(uint64_t feature) {
     case OMNIRT_FEATURE_STREAM_WAIT_EVENT:
       return OMNIRT_FEATURE_EVENTS | OMNIRT_FEATURE_STREAMS;
     case OMNIRT_FEATURE_COMPILE:
+    case OMNIRT_FEATURE_OUTPUT_NAMES:
       return OMNIRT_FEATURE_MODULES;
     default:
       return 0;

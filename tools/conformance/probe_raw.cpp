@@ -150,6 +150,10 @@ int probe_raw(const std::string& plugin, const std::string& config) {
   omnirt_backend_state* state = nullptr;
   const omnirt_status created = guarded("create", [&] { return v->create(&args, &state); });
   emit("create_status", std::to_string(created));
+  // ABI 1.1 slots whose feature the kit can check only by their presence.
+  const bool has_1_1 = OMNIRT_VERSION_MINOR(v->abi_version) >= 1 &&
+                       v->struct_size >= offsetof(omnirt_backend_vtable, output_name) + sizeof(void*);
+  emit("output_name_slot", has_1_1 && v->output_name != nullptr ? "1" : "0");
   if (created == OMNIRT_STATUS_OK) {
     probe_availability(*v, state);
     probe_structs(*v, state);

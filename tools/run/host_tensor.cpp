@@ -11,7 +11,7 @@ const Named kDtypes[] = {
     {"f32", {kDLFloat, 32, 1}},   {"f64", {kDLFloat, 64, 1}}, {"f16", {kDLFloat, 16, 1}},
     {"bf16", {kDLBfloat, 16, 1}}, {"i8", {kDLInt, 8, 1}},     {"i16", {kDLInt, 16, 1}},
     {"i32", {kDLInt, 32, 1}},     {"i64", {kDLInt, 64, 1}},   {"u8", {kDLUInt, 8, 1}},
-    {"bool", {kDLUInt, 1, 1}},
+    {"bool", {OMNIRT_DL_BOOL, 8, 1}},
 };
 
 }  // namespace

@@ -2,7 +2,7 @@
 // outputs it copies back), viewable as a DLTensor.
 #pragma once
 
-#include <dlpack/dlpack.h>
+#include "omnirt/types.h"
 
 #include <cstdint>
 #include <optional>

@@ -92,7 +92,7 @@ void fill_random(HostTensor& tensor, uint64_t seed) {
     return fill<uint16_t>(tensor, gen, [&](auto& g) { return to_f16(real(g)); });
   if (t.code == kDLBfloat)
     return fill<uint16_t>(tensor, gen, [&](auto& g) { return to_bf16(real(g)); });
-  if (t.code == kDLUInt && t.bits == 1)
+  if (t.code == OMNIRT_DL_BOOL)
     return fill<uint8_t>(tensor, gen, std::uniform_int_distribution<int>(0, 1));
   if (t.code == kDLUInt) return fill<uint8_t>(tensor, gen, small);
   if (t.bits == 8) return fill<int8_t>(tensor, gen, small);

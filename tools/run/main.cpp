@@ -16,6 +16,7 @@
 #include "latency.h"
 #include "npy.h"
 #include "omnirt/host.h"
+#include "output_files.h"
 #include "progress.h"
 #include "summary.h"
 
@@ -164,11 +165,19 @@ void print(const Options& o, omnirt_report* report, const std::vector<double>& s
   }
 }
 
-void save_outputs(const Options& o, omnirt_backend* backend, const Outputs& outputs) {
+void save_outputs(const Options& o, omnirt_backend* backend, const omnirt_module* module,
+                  const Outputs& outputs) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < outputs.count; ++i) {
+    const char* name = "";
+    check(omnirt_module_output_name(module, outputs.slots[i], &name), "name an output");
+    names.emplace_back(name);
+  }
+  const std::vector<std::string> files = output_file_names(names);
   or_exit(kIoError, [&] {
     fs::create_directories(o.save_dir);
     for (size_t i = 0; i < outputs.count; ++i) {
-      const fs::path path = fs::path(o.save_dir) / ("output_" + std::to_string(i) + ".npy");
+      const fs::path path = fs::path(o.save_dir) / files[i];
       write_npy(path.string(), to_host(backend, outputs.slots[i]->dl_tensor));
       if (!o.json) std::cout << "saved    " << path.string() << "\n";
     }
@@ -244,7 +253,7 @@ int run(const Options& o) {
     progress.update(i + 1, ms);
   }
   progress.finish();
-  if (!o.save_dir.empty()) save_outputs(o, backend, outputs);
+  if (!o.save_dir.empty()) save_outputs(o, backend, module.get(), outputs);
   print(o, report.get(), samples);
   return kOk;
 }
@@ -279,7 +288,8 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", o.warmup, "Untimed iterations first")->capture_default_str();
   app.add_option("--device", o.device, "Device index on the backend")->capture_default_str();
   app.add_option("--save-outputs", o.save_dir,
-                 "Write the last run's outputs as DIR/output_<i>.npy");
+                 "Write the last run's outputs as DIR/output_<key>.npy (a dict output's key) "
+                 "or DIR/output_<i>.npy");
   app.add_flag("--json", o.json, "Print latency and the full run report as one JSON document");
   app.add_flag("--no-compile", o.no_compile, "Skip the compile tier (eager or override only)");
   app.add_option("--tag", o.tag, "Module tag for policy and overrides (default: the file's stem)");

@@ -47,8 +47,9 @@ void print_summary(std::ostream& out, const nlohmann::ordered_json& r, const Lat
   }
   if (r["outputs"].is_object()) {
     for (const auto& t : r["outputs"]["tensors"]) {
-      out << "output   " << shape_of(t["shape"]) << " " << t.value("dtype", "") << " on "
-          << t.value("device", "") << "\n";
+      const std::string name = t.value("name", "");
+      out << "output   " << (name.empty() ? "" : "'" + name + "' ") << shape_of(t["shape"]) << " "
+          << t.value("dtype", "") << " on " << t.value("device", "") << "\n";
     }
   }
   const auto& memory = r["memory"];

@@ -33,6 +33,7 @@ FEATURES = [
     ("compile", "The compile tier of `wrap_module`"),
     ("named_ops", "Named ops on DLPack tensors"),
     ("peer_copy", "Device-to-device copies across devices"),
+    ("output_names", "A dict output's key per output (`output_name`)"),
 ]
 
 # How far each backend has been verified. Backends not listed have not been
@@ -84,6 +85,10 @@ def render(report, plugins):
         "`NOT_SUPPORTED`; each backend's README says why. The ascend and cambricon columns",
         "come from their simulated vendor runtimes (`tests/vendors/sim`), which export every",
         "entry point those backends bind.",
+        "",
+        "A `bool` tensor crosses as DLPack `{6 (kDLBool), 8, 1}` (`OMNIRT_DL_BOOL`): one byte per",
+        "element, 0 or 1, as PyTorch 2.x, NumPy and JAX exchange it; as an input, `{kDLUInt, 1, 1}`",
+        "with one byte per element is taken too.",
         "",
         row(["Feature", "Meaning"] + names),
         row(["---"] * (len(names) + 2)),

@@ -367,9 +367,12 @@ typedef struct omnirt_backend_vtable {
   /**
    * OPTIONAL (1.1). The name of `output`, one of the tensors executable_run of
    * `executable` returned: the key of a dict entry when the module returns a
-   * dict (flattened in key order), else "". *name is a NUL-terminated UTF-8
-   * string owned by the output: valid until the output's deleter runs.
-   * INVALID_ARGUMENT when `output` did not come from this executable.
+   * dict, else "". A dict's entries are flattened in ascending byte order of
+   * their keys, whatever order the module built it in, so that an output's
+   * position is stable; keys of nested dicts are joined with '.'. *name is a
+   * NUL-terminated UTF-8 string owned by the output: valid until the output's
+   * deleter runs. INVALID_ARGUMENT when `output` did not come from this
+   * executable.
    */
   omnirt_status (*output_name)(omnirt_backend_state* state, omnirt_executable* executable,
                                const DLManagedTensor* output, const char** name);

@@ -487,9 +487,10 @@ OMNIRT_EXPORT omnirt_status omnirt_wrap_module(omnirt_backend* backend,
 OMNIRT_EXPORT void omnirt_module_destroy(omnirt_module* module);
 /**
  * ABI 1.1. The name of `output`, a tensor omnirt_module_run of `module`
- * returned: a dict output's key, or "" for a positional output and for every
- * output of a backend without OMNIRT_FEATURE_OUTPUT_NAMES. *name is owned by
- * the output and valid until its deleter runs.
+ * returned: a dict output's key (entries come in ascending key order; see
+ * omnirt_backend_vtable::output_name), or "" for a positional output and for
+ * every output of a backend without OMNIRT_FEATURE_OUTPUT_NAMES. *name is
+ * owned by the output and valid until its deleter runs.
  */
 OMNIRT_EXPORT omnirt_status omnirt_module_output_name(const omnirt_module* module,
                                                       const DLManagedTensor* output,

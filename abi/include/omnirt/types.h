@@ -61,9 +61,20 @@ enum omnirt_dtype {
   OMNIRT_DTYPE_I32 = 6,
   OMNIRT_DTYPE_I64 = 7,
   OMNIRT_DTYPE_U8 = 8,
+  /** DLPack {OMNIRT_DL_BOOL, 8, 1}: one byte per element, 0 or 1 (see OMNIRT_DL_BOOL). */
   OMNIRT_DTYPE_BOOL = 9,
   OMNIRT_DTYPE_COUNT_1_0 = 10 /**< number of dtypes known to ABI 1.0 */
 };
+
+/**
+ * ABI 1.1. DLPack type code of bool tensors: kDLBool of DLPack >= 0.8, which
+ * DLPack 0.6 (the oldest dlpack.h OmniRT builds with) does not name. A bool
+ * tensor is {OMNIRT_DL_BOOL, 8, 1}: one byte per element, 0 or 1, as
+ * PyTorch 2.x, NumPy and JAX exchange bool through DLPack. Backends produce
+ * bool outputs in this form; as inputs they also take {kDLUInt, 1, 1} with
+ * one byte per element, the older convention (TVM, OmniRT before 1.1).
+ */
+#define OMNIRT_DL_BOOL 6
 
 /** Severity for omnirt_host_services::log and the host's logger. */
 enum omnirt_log_level {

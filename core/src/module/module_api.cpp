@@ -102,8 +102,14 @@ omnirt_status omnirt_module_run(omnirt_module* module, const DLTensor* inputs, s
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
               .count();
       const bool ok = status == OMNIRT_STATUS_OK;
-      report->add_run(module->timeline.tag, ms, status, ok ? outputs : nullptr,
-                      ok ? *num_outputs : 0);
+      std::vector<std::string> names;
+      for (size_t i = 0; ok && i < *num_outputs; ++i) {
+        const char* name = "";
+        // A backend that cannot name an output leaves it unnamed in the report.
+        names.emplace_back(module->runner->output_name(outputs[i], &name) == OMNIRT_STATUS_OK ? name
+                                                                                               : "");
+      }
+      report->add_run(module->timeline.tag, ms, status, ok ? outputs : nullptr, names);
       if (!ok) report->add_error(status, omnirt_last_error()->message);
     }
     return status;

@@ -73,7 +73,8 @@ struct Wrap {
                     "backend '" + backend.name + "' returned OK from module_load but no executable");
     }
     a.ok = true;
-    runner = make_executable_runner(backend, executable);
+    runner = make_executable_runner(backend, executable,
+                                    (caps.features & OMNIRT_FEATURE_OUTPUT_NAMES) != 0);
   }
 
   void try_override(Attempt& a) {

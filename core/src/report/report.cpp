@@ -14,11 +14,12 @@ void omnirt_report::add_timeline(const omnirt::wrap::TimelineEntry& entry) {
 }
 
 void omnirt_report::add_run(const std::string& tag, double ms, omnirt_status status,
-                            const DLManagedTensor* const* outputs, size_t num_outputs) {
+                            const DLManagedTensor* const* outputs,
+                            const std::vector<std::string>& names) {
   omnirt::report::Outputs summary{0, tag, {}};
-  for (size_t i = 0; i < num_outputs; ++i) {
+  for (size_t i = 0; i < names.size(); ++i) {
     const DLTensor& t = outputs[i]->dl_tensor;
-    summary.tensors.push_back({std::vector<int64_t>(t.shape, t.shape + t.ndim),
+    summary.tensors.push_back({names[i], std::vector<int64_t>(t.shape, t.shape + t.ndim),
                                omnirt::tensor::dtype_name(t.dtype),
                                omnirt::tensor::device_name(t.device)});
   }

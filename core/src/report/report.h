@@ -26,6 +26,8 @@ struct Stage {
 };
 
 struct TensorSummary {
+  /// The output's key when the module returns a dict, else "".
+  std::string name;
   std::vector<int64_t> shape;
   std::string dtype;
   std::string device;
@@ -49,8 +51,9 @@ struct omnirt_report {
   omnirt_report(omnirt_backend* b, std::string id) : backend(b), run_id(std::move(id)) {}
 
   void add_timeline(const omnirt::wrap::TimelineEntry& entry);
+  /// `names[i]` names outputs[i] (omnirt_module_output_name).
   void add_run(const std::string& tag, double ms, omnirt_status status,
-               const DLManagedTensor* const* outputs, size_t num_outputs);
+               const DLManagedTensor* const* outputs, const std::vector<std::string>& names);
   void add_stage(const std::string& name, double ms);
   void add_error(omnirt_status status, const std::string& message);
   /// The JSON document (see docs/run-report.md), sampling memory stats now.

@@ -138,7 +138,8 @@ std::string omnirt_report::to_json() {
   if (last_outputs_) {
     json tensors = json::array();
     for (const auto& t : last_outputs_->tensors) {
-      tensors.push_back({{"shape", t.shape}, {"dtype", t.dtype}, {"device", t.device}});
+      tensors.push_back(
+          {{"name", t.name}, {"shape", t.shape}, {"dtype", t.dtype}, {"device", t.device}});
     }
     outputs = {{"run", last_outputs_->run}, {"tag", last_outputs_->tag}, {"tensors", tensors}};
   }

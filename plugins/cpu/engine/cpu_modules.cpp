@@ -34,6 +34,11 @@ void check(omnirt_status status, const char* message) {
   if (status != OMNIRT_STATUS_OK) plugin::fail(status, std::string("cpu: ") + message);
 }
 
+// libtorch's warnings reach the host's log (and the run report of the call).
+void log_engine_warning(const char* message) {
+  plugin::log(OMNIRT_LOG_WARN, std::string("libtorch: ") + message);
+}
+
 }  // namespace
 
 // A loaded module; the registry's shared ownership keeps it alive for a run
@@ -52,7 +57,7 @@ CpuModules::CpuModules(const plugin::Options& options) : threads_(threads_option
 
 void CpuModules::describe(omnirt_capabilities& caps) const {
   if (!library_.usable()) return;
-  caps.features |= OMNIRT_FEATURE_MODULES | OMNIRT_FEATURE_COMPILE;
+  caps.features |= OMNIRT_FEATURE_MODULES | OMNIRT_FEATURE_COMPILE | OMNIRT_FEATURE_OUTPUT_NAMES;
   caps.module_formats = kFormats;
   caps.num_module_formats = 1;
 }
@@ -60,6 +65,7 @@ void CpuModules::describe(omnirt_capabilities& caps) const {
 const omnirt_cpu_engine_api& CpuModules::engine() {
   const omnirt_cpu_engine_api& api = library_.api();
   threads_applied_([&] {
+    api.set_warning_sink(&log_engine_warning);
     char message[kMessageCapacity] = "";
     const omnirt_status status = api.configure_threads(threads_, message, sizeof message);
     // libtorch's thread count is per process: another instance set it first.
@@ -106,6 +112,15 @@ void CpuModules::run(omnirt_executable* executable, const DLTensor* inputs, size
   check(exe->engine.run(exe->module, inputs, num_inputs, outputs, output_capacity, num_outputs,
                         message, sizeof message),
         message);
+}
+
+const char* CpuModules::output_name(omnirt_executable* executable, const DLManagedTensor* output) {
+  const auto exe = executables_.find(executable);
+  char message[kMessageCapacity];
+  message[0] = '\0';
+  const char* name = nullptr;
+  check(exe->engine.output_name(exe->module, output, &name, message, sizeof message), message);
+  return name;
 }
 
 void CpuModules::destroy(omnirt_executable* executable) {

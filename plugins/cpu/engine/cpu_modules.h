@@ -21,16 +21,20 @@ class CpuModules {
   explicit CpuModules(const plugin::Options& options);
 
   int32_t threads() const { return threads_; }
-  // Sets MODULES and COMPILE and lists "torchscript" while the engine is usable.
+  // Sets MODULES, COMPILE and OUTPUT_NAMES and lists "torchscript" while the
+  // engine is usable.
   void describe(omnirt_capabilities& caps) const;
 
   omnirt_executable* load(const omnirt_module_source& source, int32_t tier);
   void run(omnirt_executable* executable, const DLTensor* inputs, size_t num_inputs,
            DLManagedTensor** outputs, size_t output_capacity, size_t* num_outputs);
+  // A dict output's key, or ""; owned by `output`.
+  const char* output_name(omnirt_executable* executable, const DLManagedTensor* output);
   void destroy(omnirt_executable* executable);
 
  private:
-  // The engine, loaded and given this instance's thread count on first use.
+  // The engine, loaded and given this instance's thread count (and the sink
+  // of its warnings: the host's log) on first use.
   const omnirt_cpu_engine_api& engine();
 
   EngineLibrary library_;

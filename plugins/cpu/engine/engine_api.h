@@ -24,10 +24,13 @@ OMNIRT_EXTERN_C_BEGIN
 /** The one symbol the engine exports; of type omnirt_cpu_engine_get_fn. */
 #define OMNIRT_CPU_ENGINE_SYMBOL "omnirt_cpu_engine_get"
 /** Version of this table; bumped on any change the plugin must know about. */
-#define OMNIRT_CPU_ENGINE_API_VERSION 1
+#define OMNIRT_CPU_ENGINE_API_VERSION 2
 
 /** A TorchScript module loaded and prepared for one tier. Owned by the engine. */
 typedef struct omnirt_cpu_engine_module omnirt_cpu_engine_module;
+
+/** Receives a warning libtorch raised; called on the thread of the engine call. */
+typedef void (*omnirt_cpu_engine_warning_fn)(const char* message);
 
 typedef struct omnirt_cpu_engine_api {
   /** sizeof(omnirt_cpu_engine_api) as the engine was compiled. */
@@ -52,8 +55,10 @@ typedef struct omnirt_cpu_engine_api {
    * call), or from the file `path` when data is NULL, and prepares it for
    * `tier`: OMNIRT_TIER_COMPILE (eval + freeze + optimize_for_inference) or
    * OMNIRT_TIER_EAGER (eval). Missing file: NOT_FOUND; bytes or file that are
-   * not a TorchScript archive: INVALID_ARGUMENT. On success *out is a module
-   * to release with destroy.
+   * not a TorchScript archive: INVALID_ARGUMENT; a forward whose arguments or
+   * result the engine cannot pass (see run): INVALID_ARGUMENT naming the
+   * argument or the result type. On success *out is a module to release with
+   * destroy.
    */
   omnirt_status (*load)(const void* data, size_t size, const char* path,
                         int32_t tier, omnirt_cpu_engine_module** out,
@@ -61,13 +66,18 @@ typedef struct omnirt_cpu_engine_api {
 
   /**
    * Runs forward on `num_inputs` CPU tensors (borrowed, not copied; a module
-   * that writes into its inputs writes into the caller's memory). Outputs are
-   * the returned tensor, or the tensors of a returned tuple/list flattened in
-   * order, each owned by the caller (release with its deleter; the deleters
-   * stay valid after the module is destroyed). If there are more than
-   * `output_capacity`, returns OUT_OF_RANGE with *num_outputs set to the
-   * number needed and writes none. A wrong input is INVALID_ARGUMENT naming
-   * the input, the expected and the actual value.
+   * that writes into its inputs writes into the caller's memory). A tensor
+   * argument (Tensor, Optional[Tensor]) takes its input as it is; an int,
+   * float, bool or Scalar argument takes the value of a 0-d input tensor.
+   * Bool tensors are {OMNIRT_DL_BOOL, 8, 1}, or {kDLUInt, 1, 1} as input.
+   * Outputs are the returned tensor, or the tensors of returned tuples,
+   * lists and Dict[str, ...] flattened in order, dict entries by ascending
+   * key (torch_engine/named_outputs.h), each owned by the caller (release
+   * with its deleter; the deleters stay valid after the module is
+   * destroyed). If there are more than `output_capacity`, returns
+   * OUT_OF_RANGE with *num_outputs set to the number needed and writes none.
+   * A wrong input is INVALID_ARGUMENT naming the input, the expected and the
+   * actual value.
    */
   omnirt_status (*run)(omnirt_cpu_engine_module* module, const DLTensor* inputs,
                        size_t num_inputs, DLManagedTensor** outputs,
@@ -76,6 +86,24 @@ typedef struct omnirt_cpu_engine_api {
 
   /** Releases a module. NULL is a no-op. */
   void (*destroy)(omnirt_cpu_engine_module* module);
+
+  /* --- version 2 ------------------------------------------------------- */
+
+  /**
+   * The name of `output`, one of the tensors run of `module` handed out: the
+   * key of its dict entry (keys of nested dicts joined by '.'), or "". *name
+   * is owned by the output: valid until its deleter runs. INVALID_ARGUMENT
+   * when the engine did not make `output` for `module`.
+   */
+  omnirt_status (*output_name)(omnirt_cpu_engine_module* module, const DLManagedTensor* output,
+                               const char** name, char* message, size_t capacity);
+
+  /**
+   * Where the warnings libtorch raises during load and run go, instead of
+   * stderr: `sink` gets each distinct warning of a call once, on the calling
+   * thread, when the call ends. NULL drops them. One sink per process.
+   */
+  void (*set_warning_sink)(omnirt_cpu_engine_warning_fn sink);
 } omnirt_cpu_engine_api;
 
 /** Returns the engine's table (static storage, never NULL). */

@@ -7,6 +7,7 @@
 #include "features.hpp"
 #include "kit.hpp"
 #include "module_wrap.hpp"
+#include "probe.hpp"
 #include "resources.hpp"
 
 namespace omnirt::conformance {
@@ -217,6 +218,16 @@ Calls use_module_tier(omnirt_backend* b, const std::string& tier) {
 Calls use_modules(omnirt_backend* b) { return use_module_tier(b, "eager"); }
 Calls use_compile(omnirt_backend* b) { return use_module_tier(b, "compile"); }
 
+// Naming an output needs a module that returns a dict, which the kit cannot
+// make for every format: an advertised feature must at least have its slot.
+// With the bit clear the host never calls the slot, so there is nothing to see.
+Calls use_output_names(omnirt_backend*) {
+  const bool slot = shared_probe("raw")["output_name_slot"] == "1";
+  const bool usable = advertised(OMNIRT_FEATURE_OUTPUT_NAMES) && slot;
+  return {{"the output_name slot", usable ? OMNIRT_STATUS_OK : OMNIRT_STATUS_NOT_SUPPORTED,
+           OMNIRT_STATUS_OK, usable ? "" : "the vtable has no output_name slot"}};
+}
+
 Calls use_peer_copy(omnirt_backend* b) {
   DeviceMemory d0(b, 0), d1(b, 1);
   omnirt_malloc(b, 0, kSize, d0.out());
@@ -244,6 +255,7 @@ KIT_TEST_P(Features, MatchBehaviour, 7) {
     case OMNIRT_FEATURE_MODULES: use = use_modules; break;
     case OMNIRT_FEATURE_COMPILE: use = use_compile; break;
     case OMNIRT_FEATURE_NAMED_OPS: use = use_named_ops; break;
+    case OMNIRT_FEATURE_OUTPUT_NAMES: use = use_output_names; break;
     case OMNIRT_FEATURE_PEER_COPY:
       if (kit().device_count < 2) GTEST_SKIP() << "PEER_COPY needs two devices to check";
       use = use_peer_copy;
