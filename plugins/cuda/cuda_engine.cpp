@@ -38,6 +38,11 @@ struct Executable {
 
 Executable* executable_of(omnirt_executable* e) { return reinterpret_cast<Executable*>(e); }
 
+// libtorch's warnings reach the host's log (and the run report of the call).
+void log_engine_warning(const char* message) {
+  plugin::log(OMNIRT_LOG_WARN, std::string("libtorch: ") + message);
+}
+
 }  // namespace
 
 Engine::Engine()
@@ -67,6 +72,7 @@ const omnirt_cuda_engine_api& Engine::api() {
                std::to_string(OMNIRT_CUDA_ENGINE_API_VERSION);
       return;
     }
+    api->set_warning_sink(&log_engine_warning);
     api_ = api;
   });
   if (api_ == nullptr) fail(OMNIRT_STATUS_UNAVAILABLE, "cuda: " + error_);
@@ -117,6 +123,18 @@ void CudaBackend::executable_run(omnirt_executable* executable, const DLTensor* 
       engine_.api().run(exe.module, inputs, num_inputs, cuda_stream(stream), outputs,
                         output_capacity, num_outputs, message, sizeof message);
   if (status != OMNIRT_STATUS_OK) fail(status, std::string("cuda engine: ") + message);
+}
+
+const char* CudaBackend::output_name(omnirt_executable* executable, const DLManagedTensor* output) {
+  if (executable == nullptr) fail(OMNIRT_STATUS_INVALID_ARGUMENT, "executable: NULL");
+  char message[kMessageCapacity];
+  message[0] = '\0';
+  const char* name = nullptr;
+  const omnirt_status status =
+      engine_.api().output_name(executable_of(executable)->module, output, &name, message,
+                                sizeof message);
+  if (status != OMNIRT_STATUS_OK) fail(status, std::string("cuda engine: ") + message);
+  return name;
 }
 
 void CudaBackend::executable_destroy(omnirt_executable* executable) {

@@ -11,6 +11,9 @@
 //
 // libtorch headers come first: their DLPack (ATen/dlpack.h, which
 // ATen/DLConvertor.h includes; same include guard as omnirt's) must win.
+// Inputs, outputs, dtypes (bool included), dict outputs' names, scalar
+// arguments and warnings are handled as in the cpu engine, by the sources
+// they share (plugins/common/torch_engine).
 #include <cuda_runtime_api.h>
 
 #include <ATen/DLConvertor.h>
@@ -33,57 +36,37 @@
 
 #include "engine_api.h"
 #include "omnirt/cpp/plugin.hpp"
+#include "torch_engine/exported_tensor.h"
+#include "torch_engine/forward_signature.h"
+#include "torch_engine/named_outputs.h"
+#include "torch_engine/warning_capture.h"
 
 namespace {
 
 using omnirt::plugin::Error;
 using omnirt::plugin::fail;
+using omnirt::torch_common::ForwardSignature;
+using omnirt::torch_common::NamedTensor;
+
+constexpr const char* kEngine = "the cuda engine";
 
 constexpr size_t kSlotsPerSignature = 4;
 constexpr int kWarmupRuns = 3;  // cuBLAS handles, workspaces and JIT profiling before capture
 
 struct GraphSlot {
   at::cuda::CUDAGraph graph;
-  std::vector<at::Tensor> inputs;   // static, contiguous: runs copy into them
-  std::vector<DLDataType> dtypes;   // of `inputs`
-  std::vector<at::Tensor> outputs;  // static: written by every replay
-  std::atomic<int> held{0};         // outputs handed out and not yet released
+  std::vector<at::Tensor> inputs;    // static, contiguous: runs copy into them
+  std::vector<DLDataType> dtypes;    // of `inputs`, in canonical form (bool: OMNIRT_DL_BOOL)
+  std::vector<NamedTensor> outputs;  // static: written by every replay
+  std::atomic<int> held{0};          // outputs handed out and not yet released
   cudaStream_t last_stream = nullptr;
 };
 
-// libtorch's own DLPack -> ScalarType table, with our message on failure.
-// What it takes follows the libtorch version: PyTorch 2.x takes kDLBool,
-// uint8/16/32/64 and complex32/64/128 besides the float, bfloat16 and int
-// types, later releases the float8 codes and float4_e2m1fn x2 too; lanes
-// must be 1 otherwise. (1.13 took neither kDLBool nor uint16/32/64.)
-at::ScalarType scalar_type(const DLDataType& t, size_t index) {
-  try {
-    return at::toScalarType(t);
-  } catch (const c10::Error& e) {
-    fail(OMNIRT_STATUS_INVALID_ARGUMENT,
-         "input " + std::to_string(index) + ": dtype (code " + std::to_string(t.code) + ", bits " +
-             std::to_string(t.bits) + ", lanes " + std::to_string(t.lanes) +
-             ") is not supported (libtorch: " + e.what_without_backtrace() + ")");
-  }
-}
-
-// libtorch's own ScalarType -> DLPack table, with our message on failure.
-// PyTorch 2.x gives bool as kDLBool (1.13 refused bool) and refuses the
-// quantized and bit types (and float8 before its DLPack 1.1 codes).
-DLDataType dl_type(const at::Tensor& t) {
-  try {
-    return at::getDLDataType(t);
-  } catch (const c10::Error& e) {
-    fail(OMNIRT_STATUS_INVALID_ARGUMENT, std::string("output dtype ") +
-                                             c10::toString(t.scalar_type()) +
-                                             " has no DLPack type (libtorch: " +
-                                             e.what_without_backtrace() + ")");
-  }
-}
-
-// Borrows caller's tensor `index` as an at::Tensor on `device`, without a copy.
-at::Tensor wrap(const DLTensor& t, int device, size_t index) {
-  auto who = [index] { return "input " + std::to_string(index); };  // built on failure only
+// Borrows caller's input `index` (forward's `name`) as an at::Tensor on
+// `device`, without a copy. Bool comes as OMNIRT_DL_BOOL or {kDLUInt, 1, 1};
+// the rest as this libtorch's DLPack table takes it.
+at::Tensor wrap(const DLTensor& t, int device, size_t index, const std::string& name) {
+  auto who = [&] { return omnirt::torch_common::input_text(index, name); };  // on failure only
   if (t.device.device_type != kDLCUDA || t.device.device_id != device) {
     fail(OMNIRT_STATUS_INVALID_ARGUMENT,
          who() + ": must be on cuda:" + std::to_string(device) + ", got device type " +
@@ -92,14 +75,16 @@ at::Tensor wrap(const DLTensor& t, int device, size_t index) {
   if (t.ndim < 0 || t.ndim > 64 || (t.ndim > 0 && t.shape == nullptr)) {
     fail(OMNIRT_STATUS_INVALID_ARGUMENT, who() + ": bad ndim " + std::to_string(t.ndim));
   }
-  const at::ScalarType type = scalar_type(t.dtype, index);
+  std::string why;
+  const std::optional<at::ScalarType> type = omnirt::torch_common::scalar_type(t.dtype, &why);
+  if (!type) omnirt::torch_common::refuse_dtype(who(), t.dtype, why);
   // The device is given: at::from_blob without one asks CUDA for the
   // pointer's device (cudaPointerGetAttributes) on every run. The DLTensor's
   // device label is trusted, as torch.from_dlpack trusts it (engine_api.h).
   const at::Device where(at::kCUDA, c10::DeviceIndex(device));
   void* data = static_cast<char*>(t.data) + t.byte_offset;
   at::TensorMaker maker = at::for_blob(data, at::IntArrayRef(t.shape, size_t(t.ndim)));
-  maker.options(at::TensorOptions().dtype(type).device(where)).target_device(where);
+  maker.options(at::TensorOptions().dtype(*type).device(where)).target_device(where);
   if (t.strides != nullptr) maker.strides(at::IntArrayRef(t.strides, size_t(t.ndim)));
   return maker.make_tensor();
 }
@@ -113,45 +98,16 @@ std::vector<c10::IValue> stack_for(size_t n) {
   return stack;
 }
 
-void flatten(const c10::IValue& value, std::vector<at::Tensor>& out) {
-  if (value.isTensor()) {
-    out.push_back(value.toTensor());
-  } else if (value.isTuple() || value.isList()) {
-    const auto elements =
-        value.isTuple() ? value.toTupleRef().elements().vec() : value.toListRef().vec();
-    for (const c10::IValue& element : elements) flatten(element, out);
-  } else {
-    fail(OMNIRT_STATUS_INVALID_ARGUMENT, "forward returned a " + value.type()->annotation_str() +
-                                             "; the cuda engine returns only tensors");
+// An output as a caller-owned DLManagedTensor of `origin` (the module); with
+// a graph slot, the slot stays busy until the output is released.
+DLManagedTensor* hand_out(NamedTensor output, const void* origin, std::shared_ptr<GraphSlot> slot) {
+  std::shared_ptr<void> busy;
+  if (slot) {
+    slot->held.fetch_add(1);
+    busy = std::shared_ptr<void>(nullptr, [slot](void*) { slot->held.fetch_sub(1); });
   }
-}
-
-// An output as a caller-owned DLManagedTensor; keeps its graph slot busy.
-struct Owned {
-  at::Tensor tensor;
-  std::shared_ptr<GraphSlot> slot;
-  DLManagedTensor managed{};
-};
-
-DLManagedTensor* hand_out(at::Tensor tensor, std::shared_ptr<GraphSlot> slot) {
-  const DLDataType dtype = dl_type(tensor);  // may throw: before anything is taken
-  auto* owned = new Owned{std::move(tensor), std::move(slot), {}};
-  if (owned->slot) owned->slot->held.fetch_add(1);
-  DLTensor& dl = owned->managed.dl_tensor;
-  dl.data = owned->tensor.data_ptr();
-  dl.device = {kDLCUDA, int32_t(owned->tensor.get_device())};
-  dl.ndim = int32_t(owned->tensor.dim());
-  dl.dtype = dtype;
-  dl.shape = const_cast<int64_t*>(owned->tensor.sizes().data());
-  dl.strides = const_cast<int64_t*>(owned->tensor.strides().data());
-  dl.byte_offset = 0;
-  owned->managed.manager_ctx = owned;
-  owned->managed.deleter = [](DLManagedTensor* self) {
-    auto* o = static_cast<Owned*>(self->manager_ctx);
-    if (o->slot) o->slot->held.fetch_sub(1);
-    delete o;
-  };
-  return &owned->managed;
+  return omnirt::torch_common::export_tensor(std::move(output.tensor), std::move(output.name),
+                                             origin, std::move(busy));
 }
 
 // Can `slot` take these inputs as they are: same dtypes and shapes, each
@@ -161,9 +117,10 @@ bool fits(const GraphSlot& slot, const DLTensor* inputs, size_t num_inputs) {
   for (size_t i = 0; i < num_inputs; ++i) {
     const DLTensor& t = inputs[i];
     const at::Tensor& s = slot.inputs[i];
+    const DLDataType dtype = omnirt::torch_common::canonical(t.dtype);
     if (t.device.device_type != kDLCUDA || t.device.device_id != s.get_device() ||
-        t.ndim != s.dim() || t.dtype.code != slot.dtypes[i].code ||
-        t.dtype.bits != slot.dtypes[i].bits || t.dtype.lanes != slot.dtypes[i].lanes) {
+        t.ndim != s.dim() || dtype.code != slot.dtypes[i].code ||
+        dtype.bits != slot.dtypes[i].bits || dtype.lanes != slot.dtypes[i].lanes) {
       return false;
     }
     int64_t stride = 1;
@@ -216,32 +173,32 @@ struct omnirt_cuda_engine_module {
   // `module`'s forward, looked up once: Module::forward looks it up by name
   // on every call. Method::operator() is const; concurrent runs share it.
   torch::jit::Method forward_method;
+  const ForwardSignature signature;
   const int device;
-  const bool graphs;  // compile tier
+  // Compile tier, with tensor arguments only: a graph would bake a scalar
+  // argument's value into its replays.
+  const bool graphs;
   std::mutex mutex;   // guards `slots`, and the static tensors of each slot
   std::vector<std::shared_ptr<GraphSlot>> slots;  // at most kSlotsPerSignature per signature
 
   // `m` as it will run: frozen and optimized already for the compile tier.
+  // Refuses a forward whose arguments or result the engine cannot pass.
   omnirt_cuda_engine_module(torch::jit::Module m, int device_index, bool compile_tier)
       : module(std::move(m)),
         forward_method(module.get_method("forward")),
+        signature(ForwardSignature::of(forward_method.function().getSchema(), kEngine)),
         device(device_index),
-        graphs(compile_tier) {}
-
-  // Runs forward on `stack` (the inputs, from stack_for) and flattens its result.
-  std::vector<at::Tensor> forward(std::vector<c10::IValue> stack) {
-    c10::InferenceMode inference;  // a graph replay needs none: it is set here only
-    c10::IValue result = forward_method(std::move(stack));
-    std::vector<at::Tensor> outputs;
-    if (result.isTensor()) {
-      outputs.push_back(std::move(result).toTensor());  // the common case
-    } else {
-      flatten(result, outputs);
-    }
-    return outputs;
+        graphs(compile_tier && !signature.takes_scalars()) {
+    omnirt::torch_common::check_result_type(forward_method.function().getSchema(), kEngine);
   }
 
-  std::vector<at::Tensor> forward(const std::vector<at::Tensor>& inputs) {
+  // Runs forward on `stack` (the inputs, with room for `self`) and flattens its result.
+  std::vector<NamedTensor> forward(std::vector<c10::IValue> stack) {
+    c10::InferenceMode inference;  // a graph replay needs none: it is set here only
+    return omnirt::torch_common::flatten_result(forward_method(std::move(stack)));
+  }
+
+  std::vector<NamedTensor> forward(const std::vector<at::Tensor>& inputs) {
     std::vector<c10::IValue> stack = stack_for(inputs.size());
     for (const at::Tensor& t : inputs) stack.emplace_back(t);
     return forward(std::move(stack));
@@ -255,7 +212,7 @@ struct omnirt_cuda_engine_module {
     for (const c10::IValue& input : inputs) {
       const at::Tensor& t = input.toTensor();
       slot->inputs.push_back(t.clone(at::MemoryFormat::Contiguous));
-      slot->dtypes.push_back(dl_type(t));
+      slot->dtypes.push_back(omnirt::torch_common::dl_dtype(t, ""));
     }
     c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, c10::DeviceIndex(device));
     at::cuda::CUDAEvent ready;
@@ -315,20 +272,23 @@ struct omnirt_cuda_engine_module {
     }
     slot->graph.replay();
     out.reserve(out.size() + slot->outputs.size());  // push_back cannot throw below
-    for (const at::Tensor& t : slot->outputs) out.push_back(hand_out(t, slot));
+    for (const NamedTensor& t : slot->outputs) out.push_back(hand_out(t, this, slot));
   }
 
-  // The caller's tensors as forward's stack (see stack_for), borrowed.
+  // The caller's inputs as forward's stack, tensors borrowed.
   std::vector<c10::IValue> wrap_all(const DLTensor* inputs, size_t num_inputs) const {
-    std::vector<c10::IValue> args = stack_for(num_inputs);
-    for (size_t i = 0; i < num_inputs; ++i) args.emplace_back(wrap(inputs[i], device, i));
-    return args;
+    const int on = device;
+    return omnirt::torch_common::to_arguments(
+        signature, inputs, num_inputs,
+        [on](const DLTensor& t, size_t index, const std::string& name) {
+          return wrap(t, on, index, name);
+        });
   }
 
-  // Hands `tensors` out, owning no graph slot, onto `out`.
-  static void hand_out_all(std::vector<at::Tensor> tensors, std::vector<DLManagedTensor*>& out) {
-    out.reserve(out.size() + tensors.size());  // push_back cannot throw below
-    for (at::Tensor& t : tensors) out.push_back(hand_out(std::move(t), nullptr));
+  // Hands `outputs` out, owning no graph slot, onto `out`.
+  void hand_out_all(std::vector<NamedTensor> outputs, std::vector<DLManagedTensor*>& out) {
+    out.reserve(out.size() + outputs.size());  // push_back cannot throw below
+    for (NamedTensor& t : outputs) out.push_back(hand_out(std::move(t), this, nullptr));
   }
 };
 
@@ -336,6 +296,7 @@ namespace {
 
 omnirt_status load(const void* data, size_t size, const char* path, int32_t tier, int32_t device,
                    omnirt_cuda_engine_module** out, char* message, size_t capacity) noexcept {
+  omnirt::torch_common::WarningCapture warnings;
   return guarded(message, capacity, [&] {
     if (tier != OMNIRT_TIER_COMPILE && tier != OMNIRT_TIER_EAGER) {
       fail(OMNIRT_STATUS_INVALID_ARGUMENT, "tier: " + std::to_string(tier) + " is not COMPILE or EAGER");
@@ -373,6 +334,7 @@ omnirt_status load(const void* data, size_t size, const char* path, int32_t tier
 omnirt_status run(omnirt_cuda_engine_module* module, const DLTensor* inputs, size_t num_inputs,
                   void* stream, DLManagedTensor** outputs, size_t output_capacity,
                   size_t* num_outputs, char* message, size_t capacity) noexcept {
+  omnirt::torch_common::WarningCapture warnings;
   return guarded(message, capacity, [&] {
     const auto index = c10::DeviceIndex(module->device);
     const c10::cuda::CUDAStream current =
@@ -413,9 +375,21 @@ void destroy(omnirt_cuda_engine_module* module) noexcept {
   }
 }
 
+omnirt_status output_name(omnirt_cuda_engine_module* module, const DLManagedTensor* output,
+                          const char** name, char* message, size_t capacity) noexcept {
+  return guarded(message, capacity, [&] {
+    *name = omnirt::torch_common::exported_name(output, module);
+    if (*name == nullptr) {
+      fail(OMNIRT_STATUS_INVALID_ARGUMENT, "the output is not one this module's runs returned");
+    }
+  });
+}
+
 const omnirt_cuda_engine_api kApi = {
     sizeof(omnirt_cuda_engine_api), OMNIRT_CUDA_ENGINE_API_VERSION,
-    "libtorch " TORCH_VERSION, &load, &run, &destroy};
+    "libtorch " TORCH_VERSION,      &load,
+    &run,                           &destroy,
+    &output_name,                   &omnirt::torch_common::set_warning_sink};
 
 }  // namespace
 
