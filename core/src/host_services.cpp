@@ -1,6 +1,12 @@
 #include "host_services.h"
 
+#include <functional>
+#include <mutex>
+#include <unordered_set>
+
 #include "logging.h"
+#include "report/report.h"
+#include "report/warning_capture.h"
 
 namespace omnirt {
 
@@ -22,10 +28,34 @@ omnirt_status set_error(omnirt_status status, int64_t native_code, const char* m
   return status;
 }
 
+// A plugin that warns on every call (libtorch does, per run) must not flood
+// the log: a warning line a backend logged before goes out at debug level.
+// Bounded: past kRemembered distinct lines, new ones are simply logged.
+bool logged_before(const std::string& backend, const std::string& message) {
+  constexpr size_t kRemembered = 1024;
+  static std::mutex mutex;
+  static std::unordered_set<size_t> seen;
+  const size_t key = std::hash<std::string>()(backend) * 31 + std::hash<std::string>()(message);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (seen.count(key) > 0) return true;
+  if (seen.size() < kRemembered) seen.insert(key);
+  return false;
+}
+
 void log(int32_t level, const char* backend, const char* message) noexcept {
   try {
-    logger().log(to_spdlog_level(level), "[{}] {}", backend != nullptr ? backend : "?",
-                 message != nullptr ? message : "");
+    const std::string who = backend != nullptr ? backend : "?";
+    const std::string text = message != nullptr ? message : "";
+    if (level >= OMNIRT_LOG_WARN) {
+      // Inside a call given a run report, the report keeps it (once, counted).
+      if (omnirt_report* report = report::WarningCapture::current()) {
+        report->add_warning(who, text);
+        level = OMNIRT_LOG_DEBUG;
+      } else if (logged_before(who, text)) {
+        level = OMNIRT_LOG_DEBUG;
+      }
+    }
+    logger().log(to_spdlog_level(level), "[{}] {}", who, text);
   } catch (...) {  // logging must never fail a plugin
   }
 }

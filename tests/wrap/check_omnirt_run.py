@@ -110,6 +110,14 @@ r, saved = run_model("transposed")
 if r:
     same(os.path.join(saved, "output_0.npy"), "transposed.expected.npy", "transposed")
 
+# A model libtorch warns about on every run: the warning is in the report
+# once, with its count, and not on stderr once per run.
+p = omnirt_run(os.path.join(models, "warns.pt"), "--input", "3:f32", "--iters", "5", "--warmup", "0",
+               "--no-compile")
+expect(p.returncode == 0 and "was resized" not in p.stderr, "libtorch's warning flooded stderr", p)
+expect("warning  cpu: libtorch: An output with one or more elements was resized" in p.stdout
+       and "(5 times)" in p.stdout, "the summary shows the warning once, counted", p)
+
 # Counts read as English.
 p = omnirt_run(mlp, "--input", "2x16:f32", "--iters", "1", "--warmup", "0")
 expect(p.returncode == 0 and "latency  1 iteration: median" in p.stdout, "'1 iteration'", p)

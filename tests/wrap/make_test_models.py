@@ -13,6 +13,7 @@ saying why.
 """
 import os
 import sys
+import warnings
 from typing import Dict
 
 out = sys.argv[1]
@@ -95,6 +96,15 @@ class Transposed(torch.nn.Module):
         return x.t()
 
 
+class Warns(torch.nn.Module):
+    """libtorch warns on every run: the out= tensor has the wrong size."""
+
+    def forward(self, x):
+        out = torch.empty(1)
+        torch.add(x, x, out=out)
+        return out
+
+
 class TwoOutputs(torch.nn.Module):
     def forward(self, x):
         return x + 1, x * 2
@@ -110,11 +120,13 @@ models = {
     "heads": (Heads(), [torch.randn(3)]),
     "scale": (Scale(), [torch.randn(2, 3), torch.tensor(3), torch.tensor(0.5), torch.tensor(True)]),
     "transposed": (Transposed(), [torch.randn(2, 3)]),
+    "warns": (Warns(), [torch.randn(3)]),
 }
 
 for name, (model, inputs) in models.items():
     model.eval()
     scripted = torch.jit.script(model)
+    warnings.simplefilter("ignore")  # Warns warns here too
     path = os.path.join(out, name + ".pt")
     scripted.save(path)
     with torch.no_grad():

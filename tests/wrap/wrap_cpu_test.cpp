@@ -285,6 +285,29 @@ TEST_F(CpuModels, ScalarArgumentsComeFrom0dInputs) {
   expect_close(out.slots[0]->dl_tensor, read_npy(model_path("scale.expected.npy")), "scale");
 }
 
+// libtorch warns on every run of this model; the report keeps the warning
+// once, with how many runs raised it, and the host's log does not repeat it.
+TEST_F(CpuModels, WarningsOfEveryRunGoIntoTheReportOnce) {
+  Module m;
+  ASSERT_EQ(wrap_file("warns.pt", "warns", OMNIRT_WRAP_DISABLE_COMPILE, &m), OMNIRT_STATUS_OK)
+      << last_message();
+  auto inputs = inputs_of("warns");
+  DLTensor in = inputs[0].view();
+  Report report = make_report(cpu_);
+  for (int run = 0; run < 4; ++run) {
+    Outputs out;
+    ASSERT_EQ(omnirt_module_run(m.get(), &in, 1, nullptr, out.slots, 8, &out.count, report.get()),
+              OMNIRT_STATUS_OK)
+        << last_message();
+  }
+  const auto warnings = report_json(report.get())["warnings"];
+  ASSERT_EQ(warnings.size(), 1u) << warnings.dump();
+  EXPECT_EQ(warnings[0]["backend"], "cpu");
+  EXPECT_THAT(warnings[0]["message"].get<std::string>(),
+              HasSubstr("libtorch: An output with one or more elements was resized"));
+  EXPECT_EQ(warnings[0]["count"], 4);
+}
+
 TEST_F(CpuModels, ConcurrentRunsMatchLibtorch) {
   Module m;
   ASSERT_EQ(wrap_file("convbn.pt", "convbn", 0, &m), OMNIRT_STATUS_OK) << last_message();

@@ -63,6 +63,11 @@ void print_summary(std::ostream& out, const nlohmann::ordered_json& r, const Lat
   for (const auto& e : r["errors"]) {
     out << "error    " << e.value("status", "") << ": " << e.value("message", "") << "\n";
   }
+  for (const auto& w : r["warnings"]) {
+    const uint64_t count = w.value("count", uint64_t{1});
+    out << "warning  " << w.value("backend", "") << ": " << w.value("message", "")
+        << (count > 1 ? " (" + std::to_string(count) + " times)" : "") << "\n";
+  }
 }
 
 }  // namespace omnirt::run

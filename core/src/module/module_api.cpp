@@ -8,6 +8,7 @@
 #include "module/tensor.h"
 #include "plugin_call.h"
 #include "report/report.h"
+#include "report/warning_capture.h"
 #include "sized.h"
 
 using omnirt::fail;
@@ -94,6 +95,7 @@ omnirt_status omnirt_module_run(omnirt_module* module, const DLTensor* inputs, s
                                 size_t output_capacity, size_t* num_outputs,
                                 omnirt_report* report) {
   return guard_api("omnirt_module_run", [&] {
+    const omnirt::report::WarningCapture warnings(report);
     const auto start = std::chrono::steady_clock::now();
     const omnirt_status status =
         run_module(module, inputs, num_inputs, stream, outputs, output_capacity, num_outputs);

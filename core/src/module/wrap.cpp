@@ -11,6 +11,7 @@
 #include "ops/op_runner.h"
 #include "plugin_call.h"
 #include "report/report.h"
+#include "report/warning_capture.h"
 #include "stopwatch.h"
 
 namespace omnirt::wrap {
@@ -213,6 +214,7 @@ extern "C" omnirt_status omnirt_wrap_module(omnirt_backend* backend,
                                             const omnirt_wrap_options* options,
                                             omnirt_report* report, omnirt_module** module) {
   return omnirt::guard_api("omnirt_wrap_module", [&] {
+    const omnirt::report::WarningCapture warnings(report);
     const omnirt_status status =
         omnirt::wrap::wrap_module(backend, source, tag, options, report, module);
     if (status != OMNIRT_STATUS_OK && report != nullptr) {

@@ -44,3 +44,14 @@ void omnirt_report::add_error(omnirt_status status, const std::string& message) 
   std::lock_guard<std::mutex> lock(mutex_);
   errors_.push_back({status, message});
 }
+
+void omnirt_report::add_warning(const std::string& from, const std::string& message) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (omnirt::report::Warning& w : warnings_) {
+    if (w.backend == from && w.message == message) {
+      ++w.count;
+      return;
+    }
+  }
+  warnings_.push_back({from, message, 1});
+}

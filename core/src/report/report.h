@@ -45,6 +45,14 @@ struct Error {
   std::string message;
 };
 
+/// A warning a backend logged during a call given the report.
+struct Warning {
+  std::string backend;
+  std::string message;
+  /// How many times it was logged.
+  uint64_t count = 0;
+};
+
 }  // namespace omnirt::report
 
 struct omnirt_report {
@@ -56,6 +64,8 @@ struct omnirt_report {
                const DLManagedTensor* const* outputs, const std::vector<std::string>& names);
   void add_stage(const std::string& name, double ms);
   void add_error(omnirt_status status, const std::string& message);
+  /// Counts a repeat of a warning already in the report.
+  void add_warning(const std::string& from, const std::string& message);
   /// The JSON document (see docs/run-report.md), sampling memory stats now.
   std::string to_json();
 
@@ -73,4 +83,5 @@ struct omnirt_report {
   size_t failed_runs_ = 0;
   std::optional<omnirt::report::Outputs> last_outputs_;
   std::vector<omnirt::report::Error> errors_;
+  std::vector<omnirt::report::Warning> warnings_;
 };

@@ -148,6 +148,10 @@ std::string omnirt_report::to_json() {
   for (const auto& e : errors_) {
     errors.push_back({{"status", omnirt_status_name(e.status)}, {"message", e.message}});
   }
+  json warnings = json::array();
+  for (const auto& w : warnings_) {
+    warnings.push_back({{"backend", w.backend}, {"message", w.message}, {"count", w.count}});
+  }
 
   const json doc = {
       {"schema_version", kSchemaVersion},
@@ -170,6 +174,7 @@ std::string omnirt_report::to_json() {
       {"memory", memory_json(backend, device_)},
       {"outputs", outputs},
       {"errors", errors},
+      {"warnings", warnings},
   };
   // Replace, not throw, on invalid UTF-8 in plugin messages.
   return doc.dump(2, ' ', false, json::error_handler_t::replace);
