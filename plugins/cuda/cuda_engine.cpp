@@ -79,18 +79,29 @@ const omnirt_cuda_engine_api& Engine::api() {
   return *api_;
 }
 
-omnirt_executable* CudaBackend::module_load(int32_t device, const omnirt_module_source& source,
-                                            int32_t tier, const char* tag) {
-  if (source.format == nullptr || std::strcmp(source.format, "torchscript") != 0) {
+// NOT_SUPPORTED unless `format` is one the engine, which must be there, loads.
+void Engine::check_format(const char* format) const {
+  if (format == nullptr || std::strcmp(format, "torchscript") != 0) {
     fail(OMNIRT_STATUS_NOT_SUPPORTED, std::string("backend 'cuda' does not load module format '") +
-                                          (source.format ? source.format : "(null)") +
+                                          (format ? format : "(null)") +
                                           "' (it loads: torchscript)");
   }
-  if (!engine_.present()) {
+  if (!present_) {
     fail(OMNIRT_STATUS_NOT_SUPPORTED,
          "backend 'cuda' has no TorchScript engine: " OMNIRT_CUDA_ENGINE_FILE
          " was not built (no CUDA-enabled libtorch found at build time)");
   }
+}
+
+std::string CudaBackend::engine_prepare(const char* format) {
+  engine_.check_format(format);
+  cuda();  // CUDA must run here before libtorch is loaded
+  return engine_.api().engine_version;
+}
+
+omnirt_executable* CudaBackend::module_load(int32_t device, const omnirt_module_source& source,
+                                            int32_t tier, const char* tag) {
+  engine_.check_format(source.format);
   checked_device(device);  // CUDA must run here before libtorch is loaded
   char message[kMessageCapacity];
   message[0] = '\0';

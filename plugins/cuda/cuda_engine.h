@@ -22,6 +22,9 @@ class Engine {
   bool present() const { return present_; }
   /// {"torchscript"} when present, none otherwise.
   void formats(const char* const** formats, size_t* count) const;
+  /// Throws NOT_SUPPORTED for a format other than "torchscript", or when the
+  /// engine is not there.
+  void check_format(const char* format) const;
   /// The engine's table; loads it on first use. Throws UNAVAILABLE when it
   /// cannot be loaded (e.g. libtorch missing at run time).
   const omnirt_cuda_engine_api& api();

@@ -48,6 +48,11 @@ if p.returncode == 0:
     r = doc["report"]
     expect(r["schema_version"] == 1 and r["ok"] is True, "report not ok", p)
     expect(r["timeline"][0]["selected_tier"] == "compile", f"selected {r['timeline'][0]['selected_tier']}")
+    # libtorch's load is its own stage, not the compile tier's.
+    load = r["timeline"][0]["engine_load"]
+    expect(load is not None and load["ok"] and load["engine"].startswith("libtorch "), f"engine_load {load}")
+    expect([s["name"] for s in r["stages"][:3]] == ["prepare_inputs", "engine_load", "wrap_module"],
+           f"stages {r['stages']}")
     expect(r["runs"]["count"] == 4, f"runs {r['runs']}")
     expect(r["outputs"]["tensors"][0]["shape"] == [2, 8], f"outputs {r['outputs']}")
     got = np.load(os.path.join(out_dir, "output_0.npy"))

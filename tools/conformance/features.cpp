@@ -18,7 +18,7 @@ const std::vector<Feature>& known_features() {
       KIT_FEATURE(MEMORY_STATS), KIT_FEATURE(GRAPH_CAPTURE),
       KIT_FEATURE(MODULES),      KIT_FEATURE(COMPILE),
       KIT_FEATURE(NAMED_OPS),    KIT_FEATURE(PEER_COPY),
-      KIT_FEATURE(OUTPUT_NAMES),
+      KIT_FEATURE(OUTPUT_NAMES), KIT_FEATURE(ENGINE_PREPARE),
   };
 #undef KIT_FEATURE
   return features;
@@ -42,6 +42,7 @@ uint64_t prerequisites(uint64_t feature) {
       return OMNIRT_FEATURE_EVENTS | OMNIRT_FEATURE_STREAMS;
     case OMNIRT_FEATURE_COMPILE:
     case OMNIRT_FEATURE_OUTPUT_NAMES:
+    case OMNIRT_FEATURE_ENGINE_PREPARE:
       return OMNIRT_FEATURE_MODULES;
     default:
       return 0;

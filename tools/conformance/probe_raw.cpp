@@ -154,6 +154,18 @@ int probe_raw(const std::string& plugin, const std::string& config) {
   const bool has_1_1 = OMNIRT_VERSION_MINOR(v->abi_version) >= 1 &&
                        v->struct_size >= offsetof(omnirt_backend_vtable, output_name) + sizeof(void*);
   emit("output_name_slot", has_1_1 && v->output_name != nullptr ? "1" : "0");
+  const bool has_prepare = has_1_1 && v->struct_size >= offsetof(omnirt_backend_vtable, engine_prepare) +
+                                                            sizeof(void*) &&
+                           v->engine_prepare != nullptr;
+  emit("engine_prepare_slot", has_prepare ? "1" : "0");
+  if (created == OMNIRT_STATUS_OK && has_prepare) {
+    // A format no engine loads must be refused without loading anything.
+    char description[64] = "";
+    emit("engine_prepare_unknown_format", std::to_string(guarded("engine_prepare", [&] {
+           return v->engine_prepare(state, "omnirt-conformance-no-such-format", description,
+                                    sizeof description);
+         })));
+  }
   if (created == OMNIRT_STATUS_OK) {
     probe_availability(*v, state);
     probe_structs(*v, state);

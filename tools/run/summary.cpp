@@ -29,6 +29,12 @@ void print_summary(std::ostream& out, const nlohmann::ordered_json& r, const Lat
     out << "wrap     '" << entry.value("tag", "") << "' -> "
         << (selected.is_null() ? std::string("FAILED") : selected.get<std::string>() + " tier")
         << " in " << ms_text(entry.value("wrap_ms", 0.0)) << "\n";
+    if (const auto& load = entry["engine_load"]; load.is_object()) {
+      out << "  " << std::left << std::setw(9) << "engine" << std::setw(17)
+          << (load.value("ok", false) ? "loaded" : load.value("status", "")) << std::right
+          << std::setw(12) << ms_text(load.value("ms", 0.0)) << "  "
+          << (load.value("ok", false) ? load.value("engine", "") : load.value("reason", "")) << "\n";
+    }
     for (const auto& a : entry["attempts"]) {
       out << "  " << std::left << std::setw(9) << a.value("tier", "") << std::setw(17)
           << (a.value("selected", false) ? "ok, selected" : a.value("status", "")) << std::right

@@ -34,6 +34,7 @@ FEATURES = [
     ("named_ops", "Named ops on DLPack tensors"),
     ("peer_copy", "Device-to-device copies across devices"),
     ("output_names", "A dict output's key per output (`output_name`)"),
+    ("engine_prepare", "Loads a format's engine ahead of `module_load` (`engine_prepare`)"),
 ]
 
 # How far each backend has been verified. Backends not listed have not been

@@ -446,6 +446,21 @@ typedef struct omnirt_backend_vtable {
    */
   omnirt_status (*collectives_library)(omnirt_backend_state* state, char* text,
                                        size_t capacity);
+
+  /* --- OPTIONAL engine preparation (ENGINE_PREPARE) --------------------- */
+
+  /**
+   * OPTIONAL (1.1). Loads the engine that module_load would load on first
+   * use for modules of `format` (loading libtorch takes most of a second),
+   * so that the host times it as a stage of its own instead of inside the
+   * first tier it tries. Idempotent: once the engine is loaded, returns at
+   * once. Writes what is loaded ("libtorch 1.13.0"), NUL-terminated UTF-8,
+   * into `description` (capacity bytes, truncated). NOT_SUPPORTED for a
+   * format the backend does not load; UNAVAILABLE with the reason when the
+   * engine cannot be loaded here (module_load would then fail alike).
+   */
+  omnirt_status (*engine_prepare)(omnirt_backend_state* state, const char* format,
+                                  char* description, size_t capacity);
 } omnirt_backend_vtable;
 
 /**

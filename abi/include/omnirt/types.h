@@ -110,10 +110,11 @@ enum omnirt_log_level {
 #define OMNIRT_FEATURE_DEFAULT_STREAM (1ull << 14) /**< 1.1: stream_get_default */
 #define OMNIRT_FEATURE_OUTPUT_NAMES (1ull << 15)   /**< 1.1: output_name (dict outputs' keys) */
 #define OMNIRT_FEATURE_COLLECTIVES (1ull << 16)    /**< 1.1: communicators and collectives */
+#define OMNIRT_FEATURE_ENGINE_PREPARE (1ull << 17) /**< 1.1: engine_prepare */
 /** Every feature bit ABI 1.0 defines. */
 #define OMNIRT_FEATURES_1_0 ((1ull << 14) - 1)
 /** Every feature bit ABI 1.1 defines. */
-#define OMNIRT_FEATURES_1_1 ((1ull << 17) - 1)
+#define OMNIRT_FEATURES_1_1 ((1ull << 18) - 1)
 
 /** Tier of the wrap_module fallback chain a module is prepared for. */
 enum omnirt_tier {

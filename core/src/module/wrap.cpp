@@ -4,6 +4,7 @@
 
 #include "error.h"
 #include "host.h"
+#include "module/engine_load.h"
 #include "module/module.h"
 #include "module/policy.h"
 #include "module/runners.h"
@@ -107,6 +108,15 @@ struct Wrap {
                                  options != nullptr ? options->num_attrs : 0);
   }
 
+  // Whether trying `tier` hands the module to the backend's engine.
+  bool needs_engine(omnirt_tier tier, const std::string& compile_disabled_by) const {
+    if (tier == OMNIRT_TIER_OVERRIDE || backend.vtable.module_load == nullptr || !accepts_format()) {
+      return false;
+    }
+    return tier == OMNIRT_TIER_EAGER ||
+           (compile_disabled_by.empty() && (caps.features & OMNIRT_FEATURE_COMPILE) != 0);
+  }
+
   Attempt attempt(omnirt_tier tier, const std::string& compile_disabled_by) {
     Attempt a;
     a.tier = tier;
@@ -187,7 +197,11 @@ omnirt_status wrap_module(omnirt_backend* backend, const omnirt_module_source* s
   const TierPlan tiers =
       plan(backend->host->config.wrap_module, entry.tag, options != nullptr ? options->flags : 0);
   Wrap w{*backend, *source, entry.tag, device, options, caps, nullptr};
+  const bool can_prepare = (caps.features & OMNIRT_FEATURE_ENGINE_PREPARE) != 0;
   for (omnirt_tier tier : tiers.order) {
+    if (can_prepare && !entry.engine_load && w.needs_engine(tier, tiers.compile_disabled_by)) {
+      entry.engine_load = load_engine(*backend, source->format);
+    }
     entry.attempts.push_back(w.attempt(tier, tiers.compile_disabled_by));
     if (entry.attempts.back().ok) {
       entry.attempts.back().selected = true;

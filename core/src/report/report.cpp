@@ -8,6 +8,11 @@ void omnirt_report::add_timeline(const omnirt::wrap::TimelineEntry& entry) {
   std::lock_guard<std::mutex> lock(mutex_);
   device_ = entry.device;
   timeline_.push_back(entry);
+  if (entry.engine_load) {
+    stages_.push_back(Stage{"engine_load", "engine", entry.tag,
+                            static_cast<double>(entry.engine_load->elapsed_ns) / 1e6,
+                            entry.engine_load->status == OMNIRT_STATUS_OK});
+  }
   stages_.push_back(Stage{"wrap_module", "wrap", entry.tag,
                           static_cast<double>(entry.elapsed_ns) / 1e6,
                           entry.selected() != nullptr});

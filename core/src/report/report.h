@@ -17,7 +17,7 @@ namespace omnirt::report {
 
 struct Stage {
   std::string name;
-  /// "wrap", "run" or "embedder".
+  /// "engine" (its load, within a wrap), "wrap", "run" or "embedder".
   std::string kind;
   /// Module tag for wrap and run stages.
   std::string tag;

@@ -58,6 +58,14 @@ json timeline_json(const omnirt::wrap::TimelineEntry& entry) {
                         {"detail", a.detail},
                         {"elapsed_ms", static_cast<double>(a.elapsed_ns) / 1e6}});
   }
+  json engine_load = nullptr;
+  if (const auto& load = entry.engine_load) {
+    engine_load = {{"engine", load->engine},
+                   {"ok", load->status == OMNIRT_STATUS_OK},
+                   {"status", omnirt_status_name(load->status)},
+                   {"reason", load->reason},
+                   {"ms", static_cast<double>(load->elapsed_ns) / 1e6}};
+  }
   const omnirt::wrap::Attempt* selected = entry.selected();
   return {{"backend", entry.backend},
           {"tag", entry.tag},
@@ -65,6 +73,7 @@ json timeline_json(const omnirt::wrap::TimelineEntry& entry) {
           {"selected_tier",
            selected != nullptr ? json(omnirt::wrap::tier_name(selected->tier)) : json(nullptr)},
           {"wrap_ms", static_cast<double>(entry.elapsed_ns) / 1e6},
+          {"engine_load", engine_load},
           {"attempts", attempts}};
 }
 

@@ -57,7 +57,8 @@ CpuModules::CpuModules(const plugin::Options& options) : threads_(threads_option
 
 void CpuModules::describe(omnirt_capabilities& caps) const {
   if (!library_.usable()) return;
-  caps.features |= OMNIRT_FEATURE_MODULES | OMNIRT_FEATURE_COMPILE | OMNIRT_FEATURE_OUTPUT_NAMES;
+  caps.features |= OMNIRT_FEATURE_MODULES | OMNIRT_FEATURE_COMPILE | OMNIRT_FEATURE_OUTPUT_NAMES |
+                   OMNIRT_FEATURE_ENGINE_PREPARE;
   caps.module_formats = kFormats;
   caps.num_module_formats = 1;
 }
@@ -78,17 +79,27 @@ const omnirt_cpu_engine_api& CpuModules::engine() {
   return api;
 }
 
+static void check_format(const char* format) {
+  if (std::strcmp(format, kFormat) != 0) {
+    plugin::fail(OMNIRT_STATUS_NOT_SUPPORTED, std::string("cpu: module format '") + format +
+                                                  "' is not supported (supported: " + kFormat +
+                                                  ")");
+  }
+}
+
+std::string CpuModules::prepare(const char* format) {
+  if (format == nullptr) plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT, "cpu: format is NULL");
+  check_format(format);
+  return engine().engine_version;
+}
+
 omnirt_executable* CpuModules::load(const omnirt_module_source& source, int32_t tier) {
   if (source.struct_size < sizeof(omnirt_module_source) || source.format == nullptr) {
     plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT,
                  "cpu: module source needs struct_size >= " +
                      std::to_string(sizeof(omnirt_module_source)) + " and a format");
   }
-  if (std::strcmp(source.format, kFormat) != 0) {
-    plugin::fail(OMNIRT_STATUS_NOT_SUPPORTED, std::string("cpu: module format '") + source.format +
-                                                  "' is not supported (supported: " + kFormat +
-                                                  ")");
-  }
+  check_format(source.format);
   if ((source.data == nullptr) == (source.path == nullptr)) {
     plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT,
                  "cpu: a module source sets exactly one of data and path");

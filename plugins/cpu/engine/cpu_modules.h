@@ -21,9 +21,12 @@ class CpuModules {
   explicit CpuModules(const plugin::Options& options);
 
   int32_t threads() const { return threads_; }
-  // Sets MODULES, COMPILE and OUTPUT_NAMES and lists "torchscript" while the
-  // engine is usable.
+  // Sets MODULES, COMPILE, OUTPUT_NAMES and ENGINE_PREPARE and lists
+  // "torchscript" while the engine is usable.
   void describe(omnirt_capabilities& caps) const;
+
+  // Loads the engine of `format` now (engine_prepare); what it is.
+  std::string prepare(const char* format);
 
   omnirt_executable* load(const omnirt_module_source& source, int32_t tier);
   void run(omnirt_executable* executable, const DLTensor* inputs, size_t num_inputs,

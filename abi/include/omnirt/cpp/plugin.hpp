@@ -241,6 +241,7 @@ OMNIRT_PLUGIN_DETECT(recv)
 OMNIRT_PLUGIN_DETECT(group_start)
 OMNIRT_PLUGIN_DETECT(group_end)
 OMNIRT_PLUGIN_DETECT(collectives_library)
+OMNIRT_PLUGIN_DETECT(engine_prepare)
 #undef OMNIRT_PLUGIN_DETECT
 
 // One static noexcept trampoline per slot. Each forwards to the method of the
@@ -534,6 +535,11 @@ struct Trampolines {
                                            size_t capacity) noexcept {
     return guard([&] { copy_text(text, capacity, self<Impl>(s)->collectives_library()); });
   }
+  // Impl: std::string engine_prepare(const char* format); returns what was loaded.
+  static omnirt_status engine_prepare(omnirt_backend_state* s, const char* format,
+                                      char* description, size_t capacity) noexcept {
+    return guard([&] { copy_text(description, capacity, self<Impl>(s)->engine_prepare(format)); });
+  }
 };
 
 // Required slots the class lacks answer NOT_SUPPORTED.
@@ -641,6 +647,7 @@ omnirt_backend_vtable make_vtable(const char* name, const char* version) noexcep
   OMNIRT_PLUGIN_SLOT(group_start, group_start)
   OMNIRT_PLUGIN_SLOT(group_end, group_end)
   OMNIRT_PLUGIN_SLOT(collectives_library, collectives_library)
+  OMNIRT_PLUGIN_SLOT(engine_prepare, engine_prepare)
   return v;
 }
 #undef OMNIRT_PLUGIN_SLOT
