@@ -61,7 +61,7 @@ CpuBackend::CpuBackend()
 CpuBackend::CpuBackend(const omnirt_backend_create_args& args)
     : allocator_(CpuDevice::physical_memory_bytes()),
       default_stream_(std::make_shared<CpuStream>()),
-      modules_(plugin::Options(args)) {
+      modules_(plugin::Options(args), allocator_.ledger()) {
   plugin::Options(args).check_keys("cpu", {"threads"});
 }
 
@@ -145,6 +145,7 @@ void CpuBackend::mem_get_info(int32_t device, size_t& free_bytes, size_t& total_
 void CpuBackend::memory_stats(int32_t device, omnirt_memory_stats& stats) {
   CpuDevice::check_index(device);
   allocator_.stats(stats);
+  modules_.describe_memory(stats);
 }
 
 void CpuBackend::reset_memory_stats(int32_t device) {

@@ -13,8 +13,11 @@
 #include <torch/csrc/jit/api/module.h>
 #include <torch/script.h>
 
+#include <c10/core/CPUAllocator.h>
+
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -520,6 +523,69 @@ int libtorch_threads_on_a_new_thread() {
   int threads = 0;
   std::thread([&] { threads = at::get_num_threads(); }).join();
   return threads;
+}
+
+omnirt_memory_stats memory(const CpuInstance& cpu) {
+  omnirt_memory_stats stats{};
+  stats.struct_size = sizeof stats;
+  EXPECT_EQ(cpu.v().memory_stats(cpu.s(), 0, &stats), OMNIRT_STATUS_OK);
+  return stats;
+}
+
+// What libtorch allocates for a module is in the backend's figures: its
+// weights while it lives, a run's intermediates in the peak, its outputs
+// until released; and nothing is left counted once all is gone.
+TEST_F(EngineTest, TheModelsMemoryIsCountedAndGivenBack) {
+  torch::jit::Module m = mlp();
+  const std::string bytes = bytes_of(m);
+  const uint64_t before = memory(cpu_).allocated_bytes;
+  {
+    Executable exe(cpu_, bytes, OMNIRT_TIER_EAGER);
+    ASSERT_EQ(exe.status(), OMNIRT_STATUS_OK) << last_error().message;
+    const omnirt_memory_stats loaded = memory(cpu_);
+    EXPECT_NE(loaded.known & OMNIRT_STAT_MODULE_MEMORY, 0u);
+    constexpr uint64_t kWeights = (16 * 32 + 32 + 32 * 8 + 8) * sizeof(float);
+    EXPECT_GE(loaded.allocated_bytes, before + kWeights);
+
+    ASSERT_EQ(cpu_.v().reset_memory_stats(cpu_.s(), 0), OMNIRT_STATUS_OK);
+    const at::Tensor x = at::randn({64, 16});
+    std::vector<at::Tensor> out = exe.run({x});
+    ASSERT_EQ(out.size(), 1u);
+    const omnirt_memory_stats ran = memory(cpu_);
+    // The 64x32 hidden layer lived during the run; the 64x8 output still does.
+    EXPECT_GE(ran.peak_bytes, loaded.allocated_bytes + 64 * 32 * sizeof(float));
+    EXPECT_GE(ran.allocated_bytes, loaded.allocated_bytes + 64 * 8 * sizeof(float));
+    EXPECT_GT(ran.alloc_count, 0u);
+    out.clear();  // the output's deleter runs
+    EXPECT_EQ(memory(cpu_).allocated_bytes, loaded.allocated_bytes);
+  }
+  EXPECT_EQ(memory(cpu_).allocated_bytes, before);
+}
+
+// The counting allocator sits in front of libtorch's for the whole process:
+// libtorch used outside an engine call keeps working, raw allocations
+// included, and is not counted.
+TEST_F(EngineTest, OtherUsersOfLibtorchKeepWorkingAndAreNotCounted) {
+  torch::jit::Module m = mlp();
+  Executable exe(cpu_, bytes_of(m), OMNIRT_TIER_EAGER);  // installs the counting allocator
+  ASSERT_EQ(exe.status(), OMNIRT_STATUS_OK) << last_error().message;
+  const omnirt_memory_stats before = memory(cpu_);
+  {
+    const at::Tensor a = at::randn({256, 256});
+    const at::Tensor b = at::matmul(a, a);
+    EXPECT_EQ(b.size(0), 256);
+    c10::Allocator* cpu_allocator = c10::GetCPUAllocator();
+    void* raw = cpu_allocator->raw_allocate(4096);
+    ASSERT_NE(raw, nullptr);
+    std::memset(raw, 1, 4096);
+    cpu_allocator->raw_deallocate(raw);
+  }
+  const omnirt_memory_stats after = memory(cpu_);
+  EXPECT_EQ(after.allocated_bytes, before.allocated_bytes);
+  EXPECT_EQ(after.alloc_count, before.alloc_count);
+  // And the engine's own runs keep being counted.
+  const std::vector<at::Tensor> out = exe.run({at::randn({2, 16})});
+  EXPECT_GT(memory(cpu_).alloc_count, after.alloc_count);
 }
 
 TEST_F(EngineTest, ThreadsOptionSetsLibtorchsThreadsOnceForTheProcess) {

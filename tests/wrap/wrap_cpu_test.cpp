@@ -308,6 +308,31 @@ TEST_F(CpuModels, WarningsOfEveryRunGoIntoTheReportOnce) {
   EXPECT_EQ(warnings[0]["count"], 4);
 }
 
+// The report's memory figures count the model's memory on the cpu backend:
+// a run's peak above what the model holds, and back down once released.
+TEST_F(CpuModels, TheReportCountsTheModelsMemory) {
+  Module m;
+  Report report = make_report(cpu_);
+  ASSERT_EQ(wrap_file("convbn.pt", "convbn", 0, &m), OMNIRT_STATUS_OK) << last_message();
+  ASSERT_EQ(omnirt_reset_memory_stats(cpu_, 0), OMNIRT_STATUS_OK);
+  const auto held = report_json(report.get())["memory"];
+  EXPECT_EQ(held["module_memory"], "counted");
+  auto inputs = inputs_of("convbn");
+  DLTensor in = inputs[0].view();
+  {
+    Outputs out;
+    ASSERT_EQ(omnirt_module_run(m.get(), &in, 1, nullptr, out.slots, 8, &out.count, report.get()),
+              OMNIRT_STATUS_OK)
+        << last_message();
+    const auto ran = report_json(report.get())["memory"];
+    const uint64_t output_bytes = 1 * 8 * 8 * 8 * sizeof(float);
+    EXPECT_GE(ran["allocated_bytes"].get<uint64_t>(),
+              held["allocated_bytes"].get<uint64_t>() + output_bytes);
+    EXPECT_GT(ran["peak_bytes"].get<uint64_t>(), held["allocated_bytes"].get<uint64_t>());
+  }
+  EXPECT_EQ(report_json(report.get())["memory"]["allocated_bytes"], held["allocated_bytes"]);
+}
+
 TEST_F(CpuModels, ConcurrentRunsMatchLibtorch) {
   Module m;
   ASSERT_EQ(wrap_file("convbn.pt", "convbn", 0, &m), OMNIRT_STATUS_OK) << last_message();

@@ -65,6 +65,10 @@ void print_summary(std::ostream& out, const nlohmann::ordered_json& r, const Lat
     out << " " << name.get<std::string>() << "=" << memory[name.get<std::string>()].get<uint64_t>();
   }
   if (memory.contains("error")) out << " (" << memory["error"].get<std::string>() << ")";
+  if (memory.value("module_memory", "") == "unknown") {
+    out << "; the model's own memory is unknown (this backend's figures leave out what its "
+           "engine allocates)";
+  }
   out << "\n";
   for (const auto& e : r["errors"]) {
     out << "error    " << e.value("status", "") << ": " << e.value("message", "") << "\n";

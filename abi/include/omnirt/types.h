@@ -195,6 +195,18 @@ typedef struct omnirt_device_info {
 #define OMNIRT_STAT_RESERVED_BYTES (1u << 2)
 #define OMNIRT_STAT_ALLOC_COUNT (1u << 3)
 #define OMNIRT_STAT_FREE_COUNT (1u << 4)
+/**
+ * ABI 1.1. Not a field: the figures include the memory the backend's module
+ * engine allocates for its modules (weights, intermediates, outputs). When
+ * clear on a backend with OMNIRT_FEATURE_MODULES, that memory is left out and
+ * unknown, so the figures describe only what was allocated through the
+ * memory slots. The host clears it for plugins of ABI 1.0.
+ */
+#define OMNIRT_STAT_MODULE_MEMORY (1u << 5)
+/** Every omnirt_memory_stats::known bit ABI 1.0 defines. */
+#define OMNIRT_STATS_1_0 ((1u << 5) - 1)
+/** Every omnirt_memory_stats::known bit ABI 1.1 defines. */
+#define OMNIRT_STATS_1_1 ((1u << 6) - 1)
 
 /**
  * Memory statistics of one device, in bytes and counts since creation or the

@@ -77,7 +77,8 @@ json timeline_json(const omnirt::wrap::TimelineEntry& entry) {
           {"attempts", attempts}};
 }
 
-// Memory statistics sampled now, each field null unless the backend knows it.
+// Memory statistics sampled now, each field null unless the backend knows it;
+// for a backend that runs modules, whether its figures count their memory.
 json memory_json(omnirt_backend* backend, int32_t device) {
   json out = {{"device", device}, {"known", json::array()}};
   omnirt_memory_stats stats{};
@@ -113,11 +114,19 @@ json memory_json(omnirt_backend* backend, int32_t device) {
                 {OMNIRT_STAT_RESERVED_BYTES, "reserved_bytes", stats.reserved_bytes},
                 {OMNIRT_STAT_ALLOC_COUNT, "alloc_count", stats.alloc_count},
                 {OMNIRT_STAT_FREE_COUNT, "free_count", stats.free_count}};
+  stats.known &= omnirt::stats_known_to(backend->abi_version);
   for (const auto& f : fields) {
     const bool known = (stats.known & f.bit) != 0;
     out[f.name] = known ? json(f.value) : json(nullptr);
     if (known) out["known"].push_back(f.name);
   }
+  omnirt_capabilities caps{};
+  caps.struct_size = sizeof caps;
+  const bool modules = omnirt_get_capabilities(backend, &caps) == OMNIRT_STATUS_OK &&
+                       (caps.features & OMNIRT_FEATURE_MODULES) != 0;
+  out["module_memory"] = !modules ? json(nullptr)
+                         : (stats.known & OMNIRT_STAT_MODULE_MEMORY) != 0 ? json("counted")
+                                                                          : json("unknown");
   if (!error.empty()) out["error"] = error;
   return out;
 }

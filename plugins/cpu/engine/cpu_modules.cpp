@@ -53,7 +53,23 @@ struct CpuExecutable {
   CpuExecutable& operator=(const CpuExecutable&) = delete;
 };
 
-CpuModules::CpuModules(const plugin::Options& options) : threads_(threads_option(options)) {}
+CpuModules::CpuModules(const plugin::Options& options, MemoryLedger& ledger)
+    : ledger_(ledger.for_engine()), threads_(threads_option(options)) {}
+
+template <class F>
+auto CpuModules::counted(const omnirt_cpu_engine_api& api, F&& call) {
+  struct Scope {
+    const omnirt_cpu_engine_api& api;
+    const void* previous;
+    ~Scope() { api.memory_scope_end(previous); }
+  } scope{api, api.memory_scope_begin(&ledger_)};
+  return call();
+}
+
+void CpuModules::describe_memory(omnirt_memory_stats& stats) const {
+  const omnirt_cpu_engine_api* api = library_.loaded();
+  if (api == nullptr || api->memory_counted() != 0) stats.known |= OMNIRT_STAT_MODULE_MEMORY;
+}
 
 void CpuModules::describe(omnirt_capabilities& caps) const {
   if (!library_.usable()) return;
@@ -107,7 +123,11 @@ omnirt_executable* CpuModules::load(const omnirt_module_source& source, int32_t 
   const omnirt_cpu_engine_api& api = engine();
   omnirt_cpu_engine_module* module = nullptr;
   char message[kMessageCapacity] = "";
-  check(api.load(source.data, source.size, source.path, tier, &module, message, sizeof message),
+  check(counted(api,
+                [&] {
+                  return api.load(source.data, source.size, source.path, tier, &module, message,
+                                  sizeof message);
+                }),
         message);
   return executables_.add(std::make_shared<CpuExecutable>(api, module));
 }
@@ -120,8 +140,11 @@ void CpuModules::run(omnirt_executable* executable, const DLTensor* inputs, size
   }
   char message[kMessageCapacity];  // written by the engine on failure only
   message[0] = '\0';
-  check(exe->engine.run(exe->module, inputs, num_inputs, outputs, output_capacity, num_outputs,
-                        message, sizeof message),
+  check(counted(exe->engine,
+                [&] {
+                  return exe->engine.run(exe->module, inputs, num_inputs, outputs, output_capacity,
+                                         num_outputs, message, sizeof message);
+                }),
         message);
 }
 

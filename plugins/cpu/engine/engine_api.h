@@ -32,6 +32,22 @@ typedef struct omnirt_cpu_engine_module omnirt_cpu_engine_module;
 /** Receives a warning libtorch raised; called on the thread of the engine call. */
 typedef void (*omnirt_cpu_engine_warning_fn)(const char* message);
 
+/**
+ * Where the engine counts CPU memory libtorch allocates for the plugin (the
+ * backend's memory statistics). Every callback is thread-safe and must not
+ * throw or call libtorch.
+ */
+typedef struct omnirt_cpu_engine_ledger {
+  /** Passed to every callback. */
+  void* context;
+  /** `bytes` were allocated (allocated 1) or freed (allocated 0). */
+  void (*count)(void* context, size_t bytes, int32_t allocated);
+  /** Keep `context` alive: the engine holds one reference per counted block
+   *  until the block is freed, which may be after the plugin's instance is gone. */
+  void (*retain)(void* context);
+  void (*release)(void* context);
+} omnirt_cpu_engine_ledger;
+
 typedef struct omnirt_cpu_engine_api {
   /** sizeof(omnirt_cpu_engine_api) as the engine was compiled. */
   size_t struct_size;
@@ -104,6 +120,27 @@ typedef struct omnirt_cpu_engine_api {
    * thread, when the call ends. NULL drops them. One sink per process.
    */
   void (*set_warning_sink)(omnirt_cpu_engine_warning_fn sink);
+
+  /**
+   * Counts the CPU memory libtorch allocates on the calling thread into
+   * `ledger` (copied per counted block; NULL counts nothing) until
+   * memory_scope_end, and each counted block's free whenever and wherever it
+   * happens. Returns what memory_scope_end takes. The plugin wraps load and
+   * run in a scope: weights, intermediates and outputs are counted; work
+   * libtorch hands to its own threads is not. The first scope with a ledger
+   * puts the engine's counting allocator in front of libtorch's CPU
+   * allocator, for the whole process (it delegates every allocation, so
+   * other users of libtorch keep working and are not counted).
+   */
+  const void* (*memory_scope_begin)(const omnirt_cpu_engine_ledger* ledger);
+  void (*memory_scope_end)(const void* previous);
+
+  /**
+   * 1 while libtorch's CPU allocator is the counting one; 0 before the first
+   * scope, and when another allocator of a higher priority is in place or
+   * replaced it (then the modules' memory is not counted).
+   */
+  int32_t (*memory_counted)(void);
 } omnirt_cpu_engine_api;
 
 /** Returns the engine's table (static storage, never NULL). */

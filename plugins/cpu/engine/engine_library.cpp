@@ -35,6 +35,11 @@ bool EngineLibrary::usable() const {
   return failure_ == OMNIRT_STATUS_OK && (api_ != nullptr || access(path_.c_str(), R_OK) == 0);
 }
 
+const omnirt_cpu_engine_api* EngineLibrary::loaded() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return api_;
+}
+
 const omnirt_cpu_engine_api& EngineLibrary::api() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (api_ == nullptr && failure_ == OMNIRT_STATUS_OK) load_locked();

@@ -24,6 +24,8 @@ class EngineLibrary {
 
   // Cheap, for capabilities: the file exists and no load of it has failed.
   bool usable() const;
+  // The engine's table when it is loaded, else nullptr (loads nothing).
+  const omnirt_cpu_engine_api* loaded() const;
   // The engine's table, loading the library on the first call. Throws
   // NOT_SUPPORTED when the engine is not installed, UNAVAILABLE when it does
   // not load (its libtorch missing), INCOMPATIBLE for a foreign table; a

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 
+#include "counting_allocator.h"
 #include "dlpack_io.h"
 #include "engine_api.h"
 #include "omnirt/cpp/plugin.hpp"
@@ -233,6 +234,17 @@ const omnirt_cpu_engine_api kApi = {
     &destroy,
     &output_name,
     &omnirt::torch_common::set_warning_sink,
+    [](const omnirt_cpu_engine_ledger* ledger) -> const void* {
+      try {
+        return omnirt::cpu_engine::begin_scope(ledger);
+      } catch (...) {  // installing needs memory: then nothing is counted
+        return omnirt::cpu_engine::begin_scope(nullptr);
+      }
+    },
+    [](const void* previous) {
+      omnirt::cpu_engine::end_scope(static_cast<const omnirt_cpu_engine_ledger*>(previous));
+    },
+    []() -> int32_t { return omnirt::cpu_engine::memory_counted() ? 1 : 0; },
 };
 
 }  // namespace
