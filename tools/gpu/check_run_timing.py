@@ -20,8 +20,9 @@ Exit status 0 when every wall-time ratio is within --tolerance of 1.
 
 Models (random weights, seeded): resnet50 (torchvision's when installed,
 else the same architecture defined here), batch 8 at 3x224x224; an MLP of 8
-Linear(4096, 4096) + ReLU layers, batch 8, big enough that the GPU, not
-Python's call overhead, sets its time.
+Linear(8192, 8192) + ReLU layers (2 GiB of weights), batch 8, big enough that
+the GPU, not Python's call overhead (tens of microseconds that omnirt-run, in
+C++, does not pay), sets its time.
 
 usage: check_run_timing.py --omnirt-run PATH --plugin PATH [--work DIR]
                            [--warmup 20] [--iters 100] [--tolerance 0.05]
@@ -107,11 +108,11 @@ def resnet50():
 def mlp():
     layers = []
     for _ in range(8):
-        layers += [nn.Linear(4096, 4096), nn.ReLU()]
-    return nn.Sequential(*layers), "8 x (Linear(4096, 4096) + ReLU)"
+        layers += [nn.Linear(8192, 8192), nn.ReLU()]
+    return nn.Sequential(*layers), "8 x (Linear(8192, 8192) + ReLU)"
 
 
-MODELS = [("resnet50", resnet50, (8, 3, 224, 224)), ("mlp", mlp, (8, 4096))]
+MODELS = [("resnet50", resnet50, (8, 3, 224, 224)), ("mlp", mlp, (8, 8192))]
 
 
 def save_torchscript(make, shape, path):
@@ -127,8 +128,9 @@ def save_torchscript(make, shape, path):
 # --- PyTorch's own measurement ---------------------------------------------
 
 def torch_times(path, shape, tier, warmup, iters):
-    """Per-call wall ms (perf_counter around the call and a device synchronize)
-    and device ms (CUDA events around the call), PyTorch alone."""
+    """Median per-call wall ms (perf_counter around the call and a device
+    synchronize) and, in a second loop, device ms (CUDA events around the
+    call), PyTorch alone."""
     x = torch.rand(shape, device="cuda") * 2 - 1
     with torch.inference_mode():
         module = torch.jit.load(path, map_location="cuda").eval()
@@ -155,14 +157,17 @@ def torch_times(path, shape, tier, warmup, iters):
             call()
         torch.cuda.synchronize()
         wall, device = [], []
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         for _ in range(iters):
             t0 = time.perf_counter()
+            call()
+            torch.cuda.synchronize()
+            wall.append((time.perf_counter() - t0) * 1e3)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        for _ in range(iters):
             start.record()
             call()
             end.record()
-            torch.cuda.synchronize()
-            wall.append((time.perf_counter() - t0) * 1e3)
+            end.synchronize()
             device.append(start.elapsed_time(end))
     return statistics.median(wall), statistics.median(device)
 
