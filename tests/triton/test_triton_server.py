@@ -11,6 +11,8 @@ Run by CTest (test triton.server) with:
   OMNIRT_TRITON_ROOT       the Triton build (bin/tritonserver)
   OMNIRT_TRITON_BACKEND    the built libtriton_omnirt.so
   OMNIRT_PROBE             omnirt-probe of the same build (for the reasons it reports)
+  OMNIRT_FAKE_DEVICE_PLUGIN  the wrap tests' "wrapdev" fake backend: device memory
+                           (kDLExtDev) on any machine, modules of format "fake"
 """
 import concurrent.futures
 import json
@@ -31,6 +33,7 @@ from triton_harness import TritonServer, install_backend
 TRITON_ROOT = os.environ.get("OMNIRT_TRITON_ROOT", "")
 BACKEND_LIB = os.environ.get("OMNIRT_TRITON_BACKEND", "")
 PROBE = os.environ.get("OMNIRT_PROBE", "")
+FAKE_DEVICE_PLUGIN = os.environ.get("OMNIRT_FAKE_DEVICE_PLUGIN", "")
 
 if not os.access(os.path.join(TRITON_ROOT, "bin", "tritonserver"), os.X_OK):
     pytest.skip(f"Triton Inference Server not found at '{TRITON_ROOT}' (bin/tritonserver): put the "
@@ -145,15 +148,29 @@ PYTORCH_STYLE = textwrap.dedent("""\
     """)
 
 
-def unavailable_backend():
-    """(name, reason) of a backend omnirt-probe finds but reports unavailable
-    here (cuda on a machine without a GPU), or None."""
+def probe_backends():
+    """The backends omnirt-probe finds with this build's plugins (as the server's host does)."""
     env = dict(os.environ, OMNIRT_PLUGIN_PATH="", OMNIRT_CONFIG="")
     report = json.loads(subprocess.run([PROBE, "--json"], capture_output=True, text=True, env=env,
                                        timeout=60).stdout)
-    for backend in report["backends"]:
-        if not backend["available"]:
-            return backend["name"], backend["unavailable_reason"]
+    return report["backends"]
+
+
+def unavailable_backend(backends):
+    """(name, reason) of a backend found but unavailable here, cuda first
+    (no GPU), or None."""
+    unavailable = sorted((b["name"] != "cuda", b["name"], b["unavailable_reason"])
+                         for b in backends if not b["available"])
+    return unavailable[0][1:] if unavailable else None
+
+
+def device_backend(backends):
+    """Name of an available backend with its own device memory that runs
+    modules (cuda on a GPU machine), or None."""
+    for b in backends:
+        caps = b["capabilities"]
+        if b["available"] and caps["dl_device_type"] not in ("cpu", "cuda_host") and "modules" in caps["features"]:
+            return b["name"]
     return None
 
 
@@ -185,6 +202,14 @@ def write_repository(root):
         scripted[name].save(os.path.join(root, name, "1", "model.pt"))
         with open(os.path.join(root, name, "config.pbtxt"), "w") as f:
             f.write(text)
+    # On the fake device backend (its modules double one float32 tensor).
+    os.makedirs(os.path.join(root, "fake_device", "1"))
+    with open(os.path.join(root, "fake_device", "1", "model.pt"), "w") as f:
+        f.write("fake: compile=ok")
+    with open(os.path.join(root, "fake_device", "config.pbtxt"), "w") as f:
+        f.write(config("fake_device", [("INPUT__0", "FP32", [3])], [("OUTPUT__0", "FP32", [3])], max_batch_size=4,
+                       extra=parameters(omnirt_backend="wrapdev", module_format="fake") +
+                       "instance_group [ { kind: KIND_MODEL } ]\n"))
     # Every tier fails: the model file is not TorchScript.
     os.makedirs(os.path.join(root, "broken", "1"))
     with open(os.path.join(root, "broken", "1", "model.pt"), "wb") as f:
@@ -194,28 +219,29 @@ def write_repository(root):
     return scripted
 
 
-def write_pinned_model(root, backend):
+def write_pinned_model(root, name, backend, instances=""):
     """A working model pinned to OmniRT backend `backend`."""
-    os.makedirs(os.path.join(root, "pinned", "1"))
-    torch.jit.script(Mlp().eval()).save(os.path.join(root, "pinned", "1", "model.pt"))
-    with open(os.path.join(root, "pinned", "config.pbtxt"), "w") as f:
-        f.write(config("pinned", [("INPUT__0", "FP32", [16])], [("OUTPUT__0", "FP32", [8])],
-                       max_batch_size=4, extra=parameters(omnirt_backend=backend)))
+    os.makedirs(os.path.join(root, name, "1"))
+    torch.jit.script(Mlp().eval()).save(os.path.join(root, name, "1", "model.pt"))
+    with open(os.path.join(root, name, "config.pbtxt"), "w") as f:
+        f.write(config(name, [("INPUT__0", "FP32", [16])], [("OUTPUT__0", "FP32", [8])],
+                       max_batch_size=4, extra=parameters(omnirt_backend=backend) + instances))
 
 
 # ---------------------------------------------------------------------------
 # The server, shared by the tests of this file.
 # ---------------------------------------------------------------------------
 
-SERVED = ["mlp", "convnet", "two_inputs", "dtypes", "pytorch_style", "batched", "wide"]
+SERVED = ["mlp", "convnet", "two_inputs", "dtypes", "pytorch_style", "batched", "wide", "fake_device"]
 
 
 class Deployment:
-    def __init__(self, server, scripted, loads, unavailable):
+    def __init__(self, server, scripted, loads, unavailable, device):
         self.server = server
         self.scripted = scripted
         self.loads = loads  # model name -> Response of its load call
-        self.unavailable = unavailable
+        self.unavailable = unavailable  # (backend, reason) the "pinned" model asks for
+        self.device = device  # device backend the "on_device" model runs on
         self.client = server.client()
 
     def reference(self, model, *inputs):
@@ -233,21 +259,27 @@ def deployment():
         os.makedirs(repository)
         install_backend(BACKEND_LIB, backends)
         scripted = write_repository(repository)
-        unavailable = unavailable_backend()
+        found = probe_backends()
+        unavailable, device = unavailable_backend(found), device_backend(found)
+        extra = []
         if unavailable:
-            write_pinned_model(repository, unavailable[0])
+            write_pinned_model(repository, "pinned", unavailable[0])
+            extra.append("pinned")
+        if device:  # KIND_MODEL: device 0 of the backend (this Triton build has no GPU support)
+            write_pinned_model(repository, "on_device", device, "instance_group [ { kind: KIND_MODEL } ]\n")
+            extra.append("on_device")
         plugin_dir = os.path.join(os.path.dirname(os.path.realpath(BACKEND_LIB)), "omnirt", "plugins")
         # A fixed mmap threshold returns freed weights to the system at once,
         # so that RSS tells a leak from glibc's caching (the load/unload test).
         env = dict(os.environ, OMNIRT_PLUGIN_PATH="", OMNIRT_CONFIG="", MALLOC_MMAP_THRESHOLD_="131072")
         with TritonServer(TRITON_ROOT, repository, backends, env=env, log_path=os.path.join(work, "server.log"),
                           args=["--model-control-mode=explicit",
-                                f"--backend-config=omnirt,plugin-dirs={plugin_dir}",
+                                f"--backend-config=omnirt,plugin-dirs={plugin_dir}:{FAKE_DEVICE_PLUGIN}",
                                 "--backend-config=omnirt,ignore-environment=true"]) as server:
             client = server.client()
-            loads = {name: client.load(name) for name in SERVED + ["broken"] + (["pinned"] if unavailable else [])}
+            loads = {name: client.load(name) for name in SERVED + ["broken"] + extra}
             client.close()
-            yield Deployment(server, scripted, loads, unavailable)
+            yield Deployment(server, scripted, loads, unavailable, device)
             print(server.log_tail(60))  # shown by pytest when a test failed
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -281,12 +313,13 @@ def test_models_load_and_the_timeline_is_logged(deployment):
     log = deployment.server.log()
     assert re.search(r"omnirt: backend cpu \S+ \(.*\): available", log)
     # mlp has compile off: the timeline says so and eager is selected.
-    assert re.search(r"model 'mlp' instance '\w+' runs on OmniRT cpu:0 \(tag 'mlp', compile off\); wrap timeline: "
+    assert re.search(r"model 'mlp' instance '\w+' runs on OmniRT cpu:0 \(torchscript, tag 'mlp', compile off\); "
+                     r"wrap timeline: "
                      r"compile: \w+, [\d.]+ ms, compile disabled by OMNIRT_WRAP_DISABLE_COMPILE.*eager: ok, selected",
                      log), log
     assert re.search(r"model 'convnet' instance .* compile: ok, selected", log)
     assert len(re.findall(r"model 'convnet' instance '\w+' runs on", log)) == 2  # one module per instance
-    assert re.search(r"model 'two_inputs' instance .*\(tag 'pairs', compile on\)", log)
+    assert re.search(r"model 'two_inputs' instance .*\(torchscript, tag 'pairs', compile on\)", log)
 
 
 def test_mlp_json_variable_shape(deployment):
@@ -352,6 +385,29 @@ def test_pytorch_backend_repository_serves_unchanged(deployment):
     log = deployment.server.log()
     assert "model 'pytorch_style': parameters not used by the omnirt backend: " in log
     assert len(re.findall(r"model 'pytorch_style' instance '\w+' runs on", log)) == 2
+
+
+def test_device_memory_backend_gets_inputs_and_gives_outputs_through_copies(deployment):
+    x = np.random.randn(3, 3).astype(np.float32)
+    reply, out = deployment.client.infer("fake_device", [("INPUT__0", x)], binary=True)
+    assert reply.status == 200, reply.error()
+    np.testing.assert_array_equal(out["OUTPUT__0"], 2 * x)
+    assert re.search(r"model 'fake_device' instance '\w+' runs on OmniRT wrapdev:0 \(fake, ", deployment.server.log())
+
+
+def test_device_backend_stages_through_host_memory(deployment):
+    if deployment.device is None:
+        pytest.skip("no available OmniRT backend with its own device memory here (cuda needs a GPU)")
+    reply = deployment.loads["on_device"]
+    assert reply.status == 200, reply.error()
+    assert re.search(rf"model 'on_device' instance '\w+' runs on OmniRT {deployment.device}:0", deployment.server.log())
+    reference = torch.jit.load(os.path.join(deployment.server.repository, "on_device", "1", "model.pt"))
+    for rows in (1, 4):
+        x = np.random.randn(rows, 16).astype(np.float32)
+        reply, out = deployment.client.infer("on_device", [("INPUT__0", x)], binary=True)
+        assert reply.status == 200, reply.error()
+        with torch.no_grad():
+            assert_close(out["OUTPUT__0"], reference(torch.from_numpy(x)).numpy(), f"on {deployment.device}")
 
 
 # ---------------------------------------------------------------------------

@@ -60,6 +60,7 @@ TEST(ModelConfig, PytorchNamingMapsPositionsWhateverTheOrder) {
   EXPECT_EQ(c.wrap.backend, "auto");
   EXPECT_TRUE(c.wrap.compile);
   EXPECT_EQ(c.wrap.tag, "m");
+  EXPECT_EQ(c.wrap.format, "torchscript");
 }
 
 TEST(ModelConfig, OtherNamesTakeConfigOrder) {
@@ -77,11 +78,12 @@ TEST(ModelConfig, ParametersAndFilename) {
       tensor("x", "TYPE_FP32", "1"), tensor("y", "TYPE_FP32", "1"),
       R"(,"default_model_filename":"net.pt","parameters":{"omnirt_backend":{"string_value":"cuda"},)"
       R"("compile":{"string_value":"Off"},"tag":{"string_value":"rms_norm"},)"
-      R"("INFERENCE_MODE":{"string_value":"true"}})"));
+      R"("module_format":{"string_value":"aoti"},"INFERENCE_MODE":{"string_value":"true"}})"));
   EXPECT_EQ(c.model_filename, "net.pt");
   EXPECT_EQ(c.wrap.backend, "cuda");
   EXPECT_FALSE(c.wrap.compile);
   EXPECT_EQ(c.wrap.tag, "rms_norm");
+  EXPECT_EQ(c.wrap.format, "aoti");
   EXPECT_THAT(c.unused_parameters, ElementsAre("INFERENCE_MODE"));
 }
 

@@ -31,7 +31,12 @@ std::vector<std::string> BackendState::describe() const {
   }
   for (size_t i = 0; i < host_.candidate_count(); ++i) {
     omnirt_candidate candidate{};
-    if (host_.candidate(i, &candidate) != OMNIRT_STATUS_OK || candidate.loaded != 0) continue;
+    // ALREADY_EXISTS: the same file reached twice (e.g. plugin-dirs naming the
+    // installed directory), loaded once; nothing an operator must act on.
+    if (host_.candidate(i, &candidate) != OMNIRT_STATUS_OK || candidate.loaded != 0 ||
+        candidate.status == OMNIRT_STATUS_ALREADY_EXISTS) {
+      continue;
+    }
     lines.push_back(std::string("rejected plugin ") + candidate.path + " at stage " +
                     omnirt_load_stage_name(candidate.stage) + ": " + candidate.reason);
   }

@@ -76,7 +76,7 @@ InstanceState::InstanceState(TRITONBACKEND_ModelInstance* instance, const ModelS
 
   omnirt_module_source source{};
   source.struct_size = sizeof source;
-  source.format = "torchscript";
+  source.format = config.wrap.format.c_str();
   source.path = model.model_path().c_str();
   omnirt_wrap_options options{};
   options.struct_size = sizeof options;
@@ -87,7 +87,7 @@ InstanceState::InstanceState(TRITONBACKEND_ModelInstance* instance, const ModelS
                who + ": OmniRT could not wrap " + model.model_path() + " on " + placement_.text());
   module_.reset(module);
   log(TRITONSERVER_LOG_INFO, "model '" + config.name + "' " + who + " runs on OmniRT " + placement_.text() +
-                                 " (tag '" + config.wrap.tag + "', compile " + (config.wrap.compile ? "on" : "off") +
+                                 " (" + config.wrap.format + ", tag '" + config.wrap.tag + "', compile " + (config.wrap.compile ? "on" : "off") +
                                  "); wrap timeline:" + timeline_text(module_.get()));
 }
 

@@ -145,6 +145,9 @@ void parse_parameters(const json& config, ModelConfig& out) {
       out.wrap.compile = parse_flag(where, value);
     } else if (key == "tag") {
       out.wrap.tag = value;
+    } else if (key == "module_format") {
+      if (value.empty()) invalid(where + ": expected a module format such as torchscript");
+      out.wrap.format = value;
     } else {
       out.unused_parameters.push_back(key);
     }

@@ -36,6 +36,9 @@ struct WrapParameters {
   /// `tag`: wrap_module's tag; picks the tier order (the OmniRT config's
   /// wrap_module.policies) and the override. The model's name by default.
   std::string tag;
+  /// `module_format`: the format tag the model file is handed to the engine
+  /// with ("torchscript"; "aoti" where the engine has AOTInductor).
+  std::string format = "torchscript";
 };
 
 struct ModelConfig {
