@@ -313,7 +313,7 @@ def test_models_load_and_the_timeline_is_logged(deployment):
     log = deployment.server.log()
     assert re.search(r"omnirt: backend cpu \S+ \(.*\): available", log)
     # mlp has compile off: the timeline says so and eager is selected.
-    assert re.search(r"model 'mlp' instance '\w+' runs on OmniRT cpu:0 \(torchscript, tag 'mlp', compile off\); "
+    assert re.search(r"model 'mlp' instance '\w+' runs on OmniRT cpu:0 \(torchscript, tag '', compile off\); "
                      r"wrap timeline: "
                      r"compile: \w+, [\d.]+ ms, compile disabled by OMNIRT_WRAP_DISABLE_COMPILE.*eager: ok, selected",
                      log), log

@@ -59,7 +59,7 @@ TEST(ModelConfig, PytorchNamingMapsPositionsWhateverTheOrder) {
   EXPECT_EQ(c.model_filename, "model.pt");
   EXPECT_EQ(c.wrap.backend, "auto");
   EXPECT_TRUE(c.wrap.compile);
-  EXPECT_EQ(c.wrap.tag, "m");
+  EXPECT_EQ(c.wrap.tag, "");
   EXPECT_EQ(c.wrap.format, "torchscript");
 }
 

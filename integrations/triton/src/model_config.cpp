@@ -206,7 +206,6 @@ ModelConfig parse_model_config(const std::string& text) {
   assign_positions(out.outputs, "output", /*must_be_dense=*/false);
   std::sort(out.inputs.begin(), out.inputs.end(),
             [](const TensorSpec& a, const TensorSpec& b) { return a.position < b.position; });
-  out.wrap.tag = out.name;
   const std::string filename = string_field(config, "default_model_filename");
   if (!filename.empty()) out.model_filename = filename;
   parse_parameters(config, out);

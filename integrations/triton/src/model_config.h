@@ -34,7 +34,8 @@ struct WrapParameters {
   /// `compile`: false passes OMNIRT_WRAP_DISABLE_COMPILE to wrap_module.
   bool compile = true;
   /// `tag`: wrap_module's tag; picks the tier order (the OmniRT config's
-  /// wrap_module.policies) and the override. The model's name by default.
+  /// wrap_module.policies) and the override tier. "" (the default) has no
+  /// override, so that a model is never served by a named op unasked.
   std::string tag;
   /// `module_format`: the format tag the model file is handed to the engine
   /// with ("torchscript"; "aoti" where the engine has AOTInductor).
