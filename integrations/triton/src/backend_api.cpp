@@ -2,6 +2,7 @@
 // state lives in BackendState, ModelState and InstanceState, and no
 // exception crosses into the server.
 #include <memory>
+#include <utility>
 
 #include "backend_settings.h"
 #include "backend_state.h"
@@ -27,6 +28,15 @@ State& state_of(Object* object) {
   check_triton(Get(object, &state), "reading the backend's state");
   if (state == nullptr) throw Error(TRITONSERVER_ERROR_INTERNAL, "omnirt backend: state missing");
   return *static_cast<State*>(state);
+}
+
+// Makes `object`'s state and hands Triton the pointer; the matching
+// Finalize entry point deletes it.
+template <class State, class Object, TRITONSERVER_Error* (*Set)(Object*, void*), class... Args>
+State& attach_state(Object* object, Args&&... args) {
+  auto state = std::make_unique<State>(std::forward<Args>(args)...);
+  check_triton(Set(object, state.get()), "storing the backend's state");
+  return *state.release();
 }
 
 BackendState& backend_state(TRITONBACKEND_Backend* backend) {
@@ -61,14 +71,13 @@ TRITONBACKEND_ISPEC TRITONSERVER_Error* TRITONBACKEND_Initialize(TRITONBACKEND_B
     TRITONSERVER_Message* config = nullptr;  // owned by Triton
     check_triton(TRITONBACKEND_BackendConfig(backend, &config), "reading the backend config");
     const BackendSettings settings = omnirt::triton::parse_backend_settings(omnirt::triton::message_json(config));
-    auto state = std::make_unique<BackendState>(settings);
-    for (const std::string& line : state->describe()) log(TRITONSERVER_LOG_INFO, line);
+    const BackendState& state =
+        attach_state<BackendState, TRITONBACKEND_Backend, TRITONBACKEND_BackendSetState>(backend, settings);
+    for (const std::string& line : state.describe()) log(TRITONSERVER_LOG_INFO, line);
     if (!settings.other_keys.empty()) {
       log(TRITONSERVER_LOG_VERBOSE,
           "backend config keys not read by the omnirt backend: " + omnirt::triton::join_names(settings.other_keys));
     }
-    check_triton(TRITONBACKEND_BackendSetState(backend, state.get()), "storing the backend's state");
-    state.release();  // TRITONBACKEND_Finalize deletes it
   });
 }
 
@@ -83,9 +92,7 @@ TRITONBACKEND_ISPEC TRITONSERVER_Error* TRITONBACKEND_ModelInitialize(TRITONBACK
   return guard([&] {
     TRITONBACKEND_Backend* backend = nullptr;
     check_triton(TRITONBACKEND_ModelBackend(model, &backend), "finding the model's backend");
-    auto state = std::make_unique<ModelState>(model, backend_state(backend));
-    check_triton(TRITONBACKEND_ModelSetState(model, state.get()), "storing the model's state");
-    state.release();  // TRITONBACKEND_ModelFinalize deletes it
+    attach_state<ModelState, TRITONBACKEND_Model, TRITONBACKEND_ModelSetState>(model, model, backend_state(backend));
   });
 }
 
@@ -97,9 +104,8 @@ TRITONBACKEND_ISPEC TRITONSERVER_Error* TRITONBACKEND_ModelInstanceInitialize(TR
   return guard([&] {
     TRITONBACKEND_Model* model = nullptr;
     check_triton(TRITONBACKEND_ModelInstanceModel(instance, &model), "finding the instance's model");
-    auto state = std::make_unique<InstanceState>(instance, model_state(model));
-    check_triton(TRITONBACKEND_ModelInstanceSetState(instance, state.get()), "storing the instance's state");
-    state.release();  // TRITONBACKEND_ModelInstanceFinalize deletes it
+    attach_state<InstanceState, TRITONBACKEND_ModelInstance, TRITONBACKEND_ModelInstanceSetState>(
+        instance, instance, model_state(model));
   });
 }
 
