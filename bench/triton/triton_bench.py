@@ -8,11 +8,20 @@
      - in the same Execute calls: compute_infer brackets exactly
        omnirt_module_run and the wait for its outputs;
      - alone: omnirt-run timing omnirt_module_run on the same file, batch and
-       backend in its own process (median of its runs), in rounds alternating
-       with the server's (idle meanwhile), so that both see the same machine.
+       backend in its own process, in rounds alternating with the server's
+       (idle meanwhile), so that both see the same machine. Triton's
+       statistics give means, so omnirt-run's mean is compared; the figure
+       is the median over the rounds of each.
 2. Throughput of 8 concurrent clients sending one-image requests, with
    Triton's dynamic batching and without, on the same module: requests/s and
    their ratio.
+
+Both the server and omnirt-run run with OMP_WAIT_POLICY=PASSIVE unless it is
+set: on a busy machine, libtorch's spinning OpenMP workers otherwise make a
+process's timing depend on how it is scheduled, which is not what this
+compares (measured on a loaded 2-core machine, same module: omnirt-run's
+median 413 ms with spinning workers, 50 ms passive; the server, whose workers
+did not spin, used 21 ms of CPU per request).
 
 Nothing is downloaded: resnet18 is made with random weights by
 examples/models/make_models.py. Needs the built tree (libtriton_omnirt.so,
@@ -67,12 +76,12 @@ def write_repository(work):
     return repository, models / "resnet18.pt"
 
 
-def module_run_alone_ms(omnirt_run, model, iterations):
-    """Median ms of omnirt_module_run on `model`, batch 1, cpu backend, in omnirt-run."""
+def module_run_alone_ms(omnirt_run, model, iterations, env):
+    """Mean ms of omnirt_module_run on `model`, batch 1, cpu backend, in omnirt-run."""
     out = subprocess.run([omnirt_run, str(model), "--backend", "cpu", "--input", "x".join(map(str, INPUT_SHAPE)) + ":f32",
                           "--warmup", "5", "--iters", str(iterations), "--json"],
-                         check=True, capture_output=True, text=True, timeout=600)
-    return json.loads(out.stdout)["latency_ms"]["median"]
+                         check=True, capture_output=True, text=True, timeout=600, env=env)
+    return json.loads(out.stdout)["latency_ms"]["mean"]
 
 
 def stage_ns(stats, stage):
@@ -155,6 +164,7 @@ def main():
         install_backend(library, work / "backends")
         payload = np.random.default_rng(0).standard_normal(INPUT_SHAPE, dtype=np.float32)
         env = dict(os.environ, OMNIRT_PLUGIN_PATH="", OMNIRT_CONFIG="")
+        env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         alone, inside = [], []
         with TritonServer(str(args.triton), str(repository), str(work / "backends"), env=env,
                           log_path=str(work / "server.log"), args=["--model-control-mode=explicit"]) as server:
@@ -165,7 +175,7 @@ def main():
                 for _ in range(5):  # warm up: libtorch's first runs profile and allocate
                     client.infer(name, [("INPUT__0", payload)], binary=True)
             for _ in range(args.rounds):
-                alone.append(module_run_alone_ms(str(omnirt_run), model_file, args.requests))
+                alone.append(module_run_alone_ms(str(omnirt_run), model_file, args.requests, env))
                 inside.append(execute_breakdown(client, "resnet18", args.requests, payload))
             client.close()
             plain, plain_batch = throughput(server, "resnet18", args.clients, args.seconds, payload)
@@ -190,6 +200,7 @@ def main():
         "execute_vs_module_run_alone": stages["execute"] / alone_ms - 1,
         "throughput_without_batching_rps": plain,
         "throughput_dynamic_batching_rps": dynamic,
+        "omp_wait_policy": env["OMP_WAIT_POLICY"],
         "mean_batch_without": plain_batch,
         "mean_batch_dynamic": dynamic_batch,
         "dynamic_over_without": dynamic / plain,
@@ -198,13 +209,14 @@ def main():
         print(json.dumps(figures, indent=2))
         return 0
     rounds = lambda values: ", ".join(f"{v:.2f}" for v in values)  # noqa: E731
-    print(f"resnet18, batch 1, cpu backend ({args.rounds} rounds of {args.requests} sequential requests)")
+    print(f"resnet18, batch 1, cpu backend ({args.rounds} rounds of {args.requests} sequential requests; "
+          f"OMP_WAIT_POLICY={figures['omp_wait_policy']})")
     print(f"  inside Execute:            {stages['execute']:8.3f} ms  (input {stages['compute_input']:.3f}, "
           f"omnirt_module_run {stages['compute_infer']:.3f}, output {stages['compute_output']:.3f}; "
           f"rounds {rounds(figures['execute_rounds_ms'])})")
     print(f"  backend overhead:          {100 * figures['overhead_vs_run_in_execute']:+8.2f} %  "
           "(Execute vs its own omnirt_module_run)")
-    print(f"  omnirt_module_run alone:   {alone_ms:8.3f} ms  (omnirt-run medians: {rounds(alone)})")
+    print(f"  omnirt_module_run alone:   {alone_ms:8.3f} ms  (omnirt-run means: {rounds(alone)})")
     print(f"  Execute vs run alone:      {100 * figures['execute_vs_module_run_alone']:+8.2f} %")
     print(f"throughput, {args.clients} clients, one image per request, {args.seconds:.0f} s each")
     print(f"  without dynamic batching:  {plain:8.2f} req/s  (mean batch {plain_batch:.2f})")
