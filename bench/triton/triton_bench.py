@@ -14,7 +14,7 @@
        is the median over the rounds of each.
 2. Throughput of 8 concurrent clients sending one-image requests, with
    Triton's dynamic batching and without, on the same module: requests/s and
-   their ratio.
+   their ratio, measured in alternating slices.
 
 Both the server and omnirt-run run with OMP_WAIT_POLICY=PASSIVE unless it is
 set: on a busy machine, libtorch's spinning OpenMP workers otherwise make a
@@ -28,7 +28,7 @@ examples/models/make_models.py. Needs the built tree (libtriton_omnirt.so,
 omnirt-run, the cpu plugin and its TorchScript engine) and the Triton server.
 
 usage: /usr/bin/python3 bench/triton/triton_bench.py [--build build/dev] [--triton DIR]
-           [--requests 40] [--rounds 3] [--seconds 20] [--clients 8] [--json]
+           [--requests 40] [--rounds 3] [--seconds 20] [--slices 4] [--clients 8] [--json]
 """
 import argparse
 import concurrent.futures
@@ -113,7 +113,8 @@ def execute_breakdown(client, model, requests, payload):
 
 
 def throughput(server, model, clients, seconds, payload):
-    """Requests/s of `clients` threads sending one-image requests for `seconds`."""
+    """(requests, seconds, rows, executions) of `clients` threads sending
+    one-image requests for `seconds`."""
     stop = threading.Event()
     counts = [0] * clients
 
@@ -137,9 +138,20 @@ def throughput(server, model, clients, seconds, payload):
             future.result(timeout=120)
         elapsed = time.monotonic() - start
     after = server.client().stats(model)
-    executions = after["execution_count"] - before["execution_count"]
-    rows = after["inference_count"] - before["inference_count"]
-    return sum(counts) / elapsed, rows / executions if executions else 0.0
+    return (sum(counts), elapsed, after["inference_count"] - before["inference_count"],
+            after["execution_count"] - before["execution_count"])
+
+
+def compare_throughput(server, clients, seconds, slices, payload):
+    """Requests/s and mean batch without and with dynamic batching, measured in
+    alternating slices so that both see the same machine."""
+    totals = {"resnet18": [0, 0.0, 0, 0], "resnet18_dynamic": [0, 0.0, 0, 0]}
+    for _ in range(slices):
+        for model, total in totals.items():
+            for i, value in enumerate(throughput(server, model, clients, seconds / slices, payload)):
+                total[i] += value
+    return {model: (requests / elapsed, rows / executions)
+            for model, (requests, elapsed, rows, executions) in totals.items()}
 
 
 def main():
@@ -148,7 +160,8 @@ def main():
     parser.add_argument("--triton", type=pathlib.Path, default=ROOT.parent / "shared" / "triton")
     parser.add_argument("--requests", type=int, default=40, help="sequential requests per overhead round")
     parser.add_argument("--rounds", type=int, default=3, help="overhead rounds (omnirt-run, then the server)")
-    parser.add_argument("--seconds", type=float, default=20, help="duration of each throughput run")
+    parser.add_argument("--seconds", type=float, default=20, help="throughput measuring time per mode")
+    parser.add_argument("--slices", type=int, default=4, help="alternating slices the time is cut into")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
@@ -178,8 +191,8 @@ def main():
                 alone.append(module_run_alone_ms(str(omnirt_run), model_file, args.requests, env))
                 inside.append(execute_breakdown(client, "resnet18", args.requests, payload))
             client.close()
-            plain, plain_batch = throughput(server, "resnet18", args.clients, args.seconds, payload)
-            dynamic, dynamic_batch = throughput(server, "resnet18_dynamic", args.clients, args.seconds, payload)
+            rates = compare_throughput(server, args.clients, args.seconds, args.slices, payload)
+            (plain, plain_batch), (dynamic, dynamic_batch) = rates["resnet18"], rates["resnet18_dynamic"]
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -222,7 +235,8 @@ def main():
     print(f"  omnirt_module_run alone:   {alone_ms:8.3f} ms  (omnirt-run means: {rounds(alone)})")
     print(f"  Execute vs run alone:      {100 * figures['execute_vs_module_run_alone']:+8.2f} %  "
           f"(median of per-round pairs: {100 * figures['execute_vs_module_run_alone_paired']:+.2f} %)")
-    print(f"throughput, {args.clients} clients, one image per request, {args.seconds:.0f} s each")
+    print(f"throughput, {args.clients} clients, one image per request, {args.seconds:.0f} s each "
+          f"in {args.slices} alternating slices")
     print(f"  without dynamic batching:  {plain:8.2f} req/s  (mean batch {plain_batch:.2f})")
     print(f"  with dynamic batching:     {dynamic:8.2f} req/s  (mean batch {dynamic_batch:.2f})")
     print(f"  ratio:                     {figures['dynamic_over_without']:8.2f} x")
