@@ -20,9 +20,10 @@ using ::testing::HasSubstr;
 
 // A config as Triton gives it (trimmed to the fields the backend reads,
 // int64 dims written both ways protobuf and Triton do).
-std::string config_json(const std::string& inputs, const std::string& outputs, const std::string& extra = "") {
-  return R"({"name":"m","backend":"omnirt","max_batch_size":4,"input":[)" + inputs + R"(],"output":[)" + outputs +
-         "]" + extra + "}";
+std::string config_json(const std::string& inputs, const std::string& outputs,
+                        const std::string& extra = "") {
+  return R"({"name":"m","backend":"omnirt","max_batch_size":4,"input":[)" + inputs + R"(],"output":[)" +
+         outputs + "]" + extra + "}";
 }
 
 std::string tensor(const std::string& name, const std::string& type, const std::string& dims,
@@ -64,8 +65,8 @@ TEST(ModelConfig, PytorchNamingMapsPositionsWhateverTheOrder) {
 }
 
 TEST(ModelConfig, OtherNamesTakeConfigOrder) {
-  const ModelConfig c = parse_model_config(
-      config_json(tensor("b", "TYPE_FP32", "1") + "," + tensor("a", "TYPE_FP32", "1"), tensor("y", "TYPE_FP32", "1")));
+  const ModelConfig c = parse_model_config(config_json(
+      tensor("b", "TYPE_FP32", "1") + "," + tensor("a", "TYPE_FP32", "1"), tensor("y", "TYPE_FP32", "1")));
   EXPECT_EQ(c.inputs[0].name, "b");
   EXPECT_EQ(c.inputs[1].name, "a");
   EXPECT_EQ(c.find_input("a")->position, 1u);
@@ -107,19 +108,22 @@ TEST(ModelConfig, RefusesWhatItCannotServe) {
                TRITONSERVER_ERROR_UNSUPPORTED, "sequence_batching");
   expect_error(parse(config_json(tensor("x", "TYPE_FP32", "-2"), y)), TRITONSERVER_ERROR_INVALID_ARG,
                "dims must be >= 0 or -1");
-  expect_error(parse(config_json(tensor("INPUT__0", "TYPE_FP32", "1") + "," + x, y)), TRITONSERVER_ERROR_INVALID_ARG,
-               "either every input is named NAME__<index> or none is");
-  expect_error(parse(config_json(tensor("INPUT__0", "TYPE_FP32", "1") + "," + tensor("INPUT__2", "TYPE_FP32", "1"), y)),
+  expect_error(parse(config_json(tensor("INPUT__0", "TYPE_FP32", "1") + "," + x, y)),
+               TRITONSERVER_ERROR_INVALID_ARG, "either every input is named NAME__<index> or none is");
+  expect_error(parse(config_json(
+                   tensor("INPUT__0", "TYPE_FP32", "1") + "," + tensor("INPUT__2", "TYPE_FP32", "1"), y)),
                TRITONSERVER_ERROR_INVALID_ARG, "index 2 leaves a gap");
-  expect_error(parse(config_json(tensor("a__0", "TYPE_FP32", "1") + "," + tensor("b__0", "TYPE_FP32", "1"), y)),
-               TRITONSERVER_ERROR_INVALID_ARG, "two inputs have index 0");
+  expect_error(
+      parse(config_json(tensor("a__0", "TYPE_FP32", "1") + "," + tensor("b__0", "TYPE_FP32", "1"), y)),
+      TRITONSERVER_ERROR_INVALID_ARG, "two inputs have index 0");
   expect_error(parse(R"({"name":"m","input":[],"output":[]})"), TRITONSERVER_ERROR_INVALID_ARG,
                "the config lists no inputs");
   expect_error(parse("not json"), TRITONSERVER_ERROR_INVALID_ARG, "not a JSON object");
 }
 
 TEST(RequestInput, ChecksDatatypeShapeBatchAndBytes) {
-  const ModelConfig c = parse_model_config(config_json(tensor("x", "TYPE_FP32", "-1,3"), tensor("y", "TYPE_FP32", "1")));
+  const ModelConfig c =
+      parse_model_config(config_json(tensor("x", "TYPE_FP32", "-1,3"), tensor("y", "TYPE_FP32", "1")));
   const TensorSpec& x = c.inputs[0];
   const int64_t good[] = {2, 5, 3};
   EXPECT_EQ(check_request_input(c, x, TRITONSERVER_TYPE_FP32, good, 3, 2 * 5 * 3 * 4), 2);
@@ -138,7 +142,8 @@ TEST(RequestInput, ChecksDatatypeShapeBatchAndBytes) {
 }
 
 TEST(ModuleOutput, MustMatchTheConfig) {
-  const ModelConfig c = parse_model_config(config_json(tensor("x", "TYPE_FP32", "1"), tensor("y", "TYPE_INT64", "2")));
+  const ModelConfig c =
+      parse_model_config(config_json(tensor("x", "TYPE_FP32", "1"), tensor("y", "TYPE_INT64", "2")));
   int64_t shape[] = {3, 2};
   DLTensor t{};
   t.ndim = 2;
@@ -182,7 +187,8 @@ TEST(BackendSettings, ReadsItsKeysAndListsTheRest) {
   EXPECT_FALSE(s.skip_installed_plugins);
   EXPECT_THAT(s.other_keys, ElementsAre("backend-directory", "default-max-batch-size"));
   expect_error([] { parse_backend_settings(R"({"cmdline":{"ignore-environment":"sometimes"}})"); },
-               TRITONSERVER_ERROR_INVALID_ARG, "--backend-config=omnirt,ignore-environment: expected true or false");
+               TRITONSERVER_ERROR_INVALID_ARG,
+               "--backend-config=omnirt,ignore-environment: expected true or false");
   EXPECT_TRUE(parse_backend_settings("{}").plugin_dirs.empty());
 }
 

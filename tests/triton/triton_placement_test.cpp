@@ -58,13 +58,16 @@ TEST_F(PlacementTest, AutoPicksTheBackendWhoseMemoryFitsTheKind) {
 TEST_F(PlacementTest, RefusalsSayWhy) {
   Error e = refusal("wrapdev", TRITONSERVER_INSTANCEGROUPKIND_CPU);
   EXPECT_EQ(e.code(), TRITONSERVER_ERROR_INVALID_ARG);
-  EXPECT_THAT(e.what(), HasSubstr("KIND_CPU instances cannot run on OmniRT backend 'wrapdev': it computes in its "
-                                  "own device memory"));
+  EXPECT_THAT(e.what(),
+              HasSubstr("KIND_CPU instances cannot run on OmniRT backend 'wrapdev': it computes in its "
+                        "own device memory"));
   e = refusal("wrapfake", TRITONSERVER_INSTANCEGROUPKIND_GPU);
   EXPECT_THAT(e.what(), HasSubstr("KIND_GPU needs a backend with device memory"));
   e = refusal("auto", TRITONSERVER_INSTANCEGROUPKIND_GPU, 3);
   EXPECT_EQ(e.code(), TRITONSERVER_ERROR_INVALID_ARG);
-  EXPECT_THAT(e.what(), HasSubstr("KIND_GPU device 3 does not exist on OmniRT backend 'wrapdev', which has 1 device(s)"));
+  EXPECT_THAT(
+      e.what(),
+      HasSubstr("KIND_GPU device 3 does not exist on OmniRT backend 'wrapdev', which has 1 device(s)"));
   e = refusal("nope", TRITONSERVER_INSTANCEGROUPKIND_CPU);
   EXPECT_EQ(e.code(), TRITONSERVER_ERROR_NOT_FOUND);
   EXPECT_THAT(e.what(), HasSubstr("OmniRT backend 'nope' cannot be used: NOT_FOUND: "));
@@ -72,15 +75,17 @@ TEST_F(PlacementTest, RefusalsSayWhy) {
 
 TEST(Placement, AutoListsWhyEachBackendWasPassedOver) {
   omnirt::Host host;
-  ASSERT_EQ(host.create({TRITON_TEST_HOST_PLUGIN}, OMNIRT_HOST_IGNORE_ENVIRONMENT | OMNIRT_HOST_SKIP_INSTALLED_DIR),
-            OMNIRT_STATUS_OK);
+  ASSERT_EQ(
+      host.create({TRITON_TEST_HOST_PLUGIN}, OMNIRT_HOST_IGNORE_ENVIRONMENT | OMNIRT_HOST_SKIP_INSTALLED_DIR),
+      OMNIRT_STATUS_OK);
   try {
     place_instance(host.get(), "auto", TRITONSERVER_INSTANCEGROUPKIND_GPU, 0);
     FAIL() << "placed a KIND_GPU instance with host-memory backends only";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), TRITONSERVER_ERROR_UNAVAILABLE);
-    EXPECT_THAT(e.what(), HasSubstr("no OmniRT backend can serve KIND_GPU instances: wrapfake: it computes on host "
-                                    "memory"));
+    EXPECT_THAT(e.what(),
+                HasSubstr("no OmniRT backend can serve KIND_GPU instances: wrapfake: it computes on host "
+                          "memory"));
   }
 }
 

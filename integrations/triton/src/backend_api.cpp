@@ -13,12 +13,12 @@
 
 using omnirt::triton::BackendSettings;
 using omnirt::triton::BackendState;
-using omnirt::triton::Error;
-using omnirt::triton::InstanceState;
-using omnirt::triton::ModelState;
 using omnirt::triton::check_triton;
+using omnirt::triton::Error;
 using omnirt::triton::guard;
+using omnirt::triton::InstanceState;
 using omnirt::triton::log;
+using omnirt::triton::ModelState;
 
 namespace {
 
@@ -63,20 +63,22 @@ TRITONBACKEND_ISPEC TRITONSERVER_Error* TRITONBACKEND_Initialize(TRITONBACKEND_B
     uint32_t minor = 0;
     check_triton(TRITONBACKEND_ApiVersion(&major, &minor), "reading Triton's backend API version");
     if (major != TRITONBACKEND_API_VERSION_MAJOR || minor < TRITONBACKEND_API_VERSION_MINOR) {
-      throw Error(TRITONSERVER_ERROR_UNSUPPORTED,
-                  "the omnirt backend needs Triton backend API " + std::to_string(TRITONBACKEND_API_VERSION_MAJOR) +
-                      "." + std::to_string(TRITONBACKEND_API_VERSION_MINOR) + " or a later 1.x; this server has " +
-                      std::to_string(major) + "." + std::to_string(minor));
+      throw Error(TRITONSERVER_ERROR_UNSUPPORTED, "the omnirt backend needs Triton backend API " +
+                                                      std::to_string(TRITONBACKEND_API_VERSION_MAJOR) + "." +
+                                                      std::to_string(TRITONBACKEND_API_VERSION_MINOR) +
+                                                      " or a later 1.x; this server has " +
+                                                      std::to_string(major) + "." + std::to_string(minor));
     }
     TRITONSERVER_Message* config = nullptr;  // owned by Triton
     check_triton(TRITONBACKEND_BackendConfig(backend, &config), "reading the backend config");
-    const BackendSettings settings = omnirt::triton::parse_backend_settings(omnirt::triton::message_json(config));
+    const BackendSettings settings =
+        omnirt::triton::parse_backend_settings(omnirt::triton::message_json(config));
     const BackendState& state =
         attach_state<BackendState, TRITONBACKEND_Backend, TRITONBACKEND_BackendSetState>(backend, settings);
     for (const std::string& line : state.describe()) log(TRITONSERVER_LOG_INFO, line);
     if (!settings.other_keys.empty()) {
-      log(TRITONSERVER_LOG_VERBOSE,
-          "backend config keys not read by the omnirt backend: " + omnirt::triton::join_names(settings.other_keys));
+      log(TRITONSERVER_LOG_VERBOSE, "backend config keys not read by the omnirt backend: " +
+                                        omnirt::triton::join_names(settings.other_keys));
     }
   });
 }
@@ -92,7 +94,8 @@ TRITONBACKEND_ISPEC TRITONSERVER_Error* TRITONBACKEND_ModelInitialize(TRITONBACK
   return guard([&] {
     TRITONBACKEND_Backend* backend = nullptr;
     check_triton(TRITONBACKEND_ModelBackend(model, &backend), "finding the model's backend");
-    attach_state<ModelState, TRITONBACKEND_Model, TRITONBACKEND_ModelSetState>(model, model, backend_state(backend));
+    attach_state<ModelState, TRITONBACKEND_Model, TRITONBACKEND_ModelSetState>(model, model,
+                                                                               backend_state(backend));
   });
 }
 
@@ -100,7 +103,8 @@ TRITONBACKEND_ISPEC TRITONSERVER_Error* TRITONBACKEND_ModelFinalize(TRITONBACKEN
   return guard([&] { delete &model_state(model); });
 }
 
-TRITONBACKEND_ISPEC TRITONSERVER_Error* TRITONBACKEND_ModelInstanceInitialize(TRITONBACKEND_ModelInstance* instance) {
+TRITONBACKEND_ISPEC TRITONSERVER_Error* TRITONBACKEND_ModelInstanceInitialize(
+    TRITONBACKEND_ModelInstance* instance) {
   return guard([&] {
     TRITONBACKEND_Model* model = nullptr;
     check_triton(TRITONBACKEND_ModelInstanceModel(instance, &model), "finding the instance's model");
@@ -109,13 +113,13 @@ TRITONBACKEND_ISPEC TRITONSERVER_Error* TRITONBACKEND_ModelInstanceInitialize(TR
   });
 }
 
-TRITONBACKEND_ISPEC TRITONSERVER_Error* TRITONBACKEND_ModelInstanceFinalize(TRITONBACKEND_ModelInstance* instance) {
+TRITONBACKEND_ISPEC TRITONSERVER_Error* TRITONBACKEND_ModelInstanceFinalize(
+    TRITONBACKEND_ModelInstance* instance) {
   return guard([&] { delete &instance_state(instance); });
 }
 
-TRITONBACKEND_ISPEC TRITONSERVER_Error* TRITONBACKEND_ModelInstanceExecute(TRITONBACKEND_ModelInstance* instance,
-                                                                         TRITONBACKEND_Request** requests,
-                                                                         const uint32_t request_count) {
+TRITONBACKEND_ISPEC TRITONSERVER_Error* TRITONBACKEND_ModelInstanceExecute(
+    TRITONBACKEND_ModelInstance* instance, TRITONBACKEND_Request** requests, const uint32_t request_count) {
   // An error returned here leaves the requests to Triton, so it is returned
   // only before any request is touched; after that every request is answered.
   InstanceState* state = nullptr;

@@ -26,8 +26,9 @@ std::vector<std::string> BackendState::describe() const {
     if (host_.backend_at(i, &backend) != OMNIRT_STATUS_OK || backend.info(&info) != OMNIRT_STATUS_OK) {
       continue;
     }
-    lines.push_back(std::string("backend ") + info.name + " " + info.plugin_version + " (" + info.path + "): " +
-                    (info.available != 0 ? "available" : std::string("unavailable: ") + info.unavailable_reason));
+    lines.push_back(
+        std::string("backend ") + info.name + " " + info.plugin_version + " (" + info.path +
+        "): " + (info.available != 0 ? "available" : std::string("unavailable: ") + info.unavailable_reason));
   }
   for (size_t i = 0; i < host_.candidate_count(); ++i) {
     omnirt_candidate candidate{};

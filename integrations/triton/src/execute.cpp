@@ -21,8 +21,8 @@ size_t output_capacity(const ModelConfig& config) {
 
 void InstanceState::run(const std::vector<DLTensor>& inputs, ModuleOutputs& outputs) {
   const size_t capacity = output_capacity(model_.config());
-  check_omnirt(omnirt_module_run(module_.get(), inputs.data(), inputs.size(), nullptr, outputs.slots(capacity),
-                                 capacity, outputs.count(), nullptr),
+  check_omnirt(omnirt_module_run(module_.get(), inputs.data(), inputs.size(), nullptr,
+                                 outputs.slots(capacity), capacity, outputs.count(), nullptr),
                "model '" + model_.config().name + "' on OmniRT " + placement_.text());
   wait_for_outputs();
 }
@@ -41,7 +41,8 @@ void InstanceState::finish(TRITONBACKEND_Request* request, bool success, uint64_
   log_if_error(TRITONBACKEND_ModelInstanceReportStatistics(instance_, request, success, exec_start_ns,
                                                            compute_start_ns, compute_end_ns, now_ns()),
                "reporting request statistics");
-  log_if_error(TRITONBACKEND_RequestRelease(request, TRITONSERVER_REQUEST_RELEASE_ALL), "releasing a request");
+  log_if_error(TRITONBACKEND_RequestRelease(request, TRITONSERVER_REQUEST_RELEASE_ALL),
+               "releasing a request");
 }
 
 void InstanceState::execute_group(std::vector<CheckedRequest>& requests, const std::vector<size_t>& group,
@@ -65,10 +66,10 @@ void InstanceState::execute_group(std::vector<CheckedRequest>& requests, const s
     for (size_t k = 0; k < config.outputs.size(); ++k) {
       const TensorSpec& spec = config.outputs[k];
       if (spec.position >= outputs.size()) {
-        throw Error(TRITONSERVER_ERROR_INTERNAL,
-                    "output '" + spec.name + "' of model '" + config.name + "' is module output " +
-                        std::to_string(spec.position) + ", but the module returned " +
-                        std::to_string(outputs.size()) + " output(s)");
+        throw Error(TRITONSERVER_ERROR_INTERNAL, "output '" + spec.name + "' of model '" + config.name +
+                                                     "' is module output " + std::to_string(spec.position) +
+                                                     ", but the module returned " +
+                                                     std::to_string(outputs.size()) + " output(s)");
       }
       by_config[k] = &outputs_.on_host(placement_, outputs, spec.position);
       check_module_output(config, spec, *by_config[k], rows);
@@ -98,8 +99,9 @@ void InstanceState::execute_group(std::vector<CheckedRequest>& requests, const s
     finish(requests[r].request, requests[r].succeeded, exec_start_ns, compute_start_ns, compute_end_ns);
   }
   if (ran) {
-    log_if_error(TRITONBACKEND_ModelInstanceReportBatchStatistics(instance_, static_cast<uint64_t>(rows), exec_start_ns,
-                                                                  compute_start_ns, compute_end_ns, now_ns()),
+    log_if_error(TRITONBACKEND_ModelInstanceReportBatchStatistics(instance_, static_cast<uint64_t>(rows),
+                                                                  exec_start_ns, compute_start_ns,
+                                                                  compute_end_ns, now_ns()),
                  "reporting batch statistics");
   }
 }

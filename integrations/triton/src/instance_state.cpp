@@ -41,7 +41,8 @@ std::string timeline_text(const omnirt_module* module) {
 void check_datatypes(const ModelConfig& config, const Placement& placement) {
   omnirt_capabilities caps{};
   caps.struct_size = sizeof caps;
-  check_omnirt(omnirt_get_capabilities(placement.backend, &caps), "OmniRT backend '" + placement.backend_name + "'");
+  check_omnirt(omnirt_get_capabilities(placement.backend, &caps),
+               "OmniRT backend '" + placement.backend_name + "'");
   auto check = [&](const TensorSpec& spec, const char* role) {
     const uint64_t bit = uint64_t{1} << *omnirt_type(spec.datatype);  // parse_model_config admits only these
     if ((caps.dtypes & bit) == 0) {
@@ -83,11 +84,13 @@ InstanceState::InstanceState(TRITONBACKEND_ModelInstance* instance, const ModelS
   options.device = placement_.device;
   options.flags = config.wrap.compile ? 0u : OMNIRT_WRAP_DISABLE_COMPILE;
   omnirt_module* module = nullptr;
-  check_omnirt(omnirt_wrap_module(placement_.backend, &source, config.wrap.tag.c_str(), &options, nullptr, &module),
-               who + ": OmniRT could not wrap " + model.model_path() + " on " + placement_.text());
+  check_omnirt(
+      omnirt_wrap_module(placement_.backend, &source, config.wrap.tag.c_str(), &options, nullptr, &module),
+      who + ": OmniRT could not wrap " + model.model_path() + " on " + placement_.text());
   module_.reset(module);
   log(TRITONSERVER_LOG_INFO, "model '" + config.name + "' " + who + " runs on OmniRT " + placement_.text() +
-                                 " (" + config.wrap.format + ", tag '" + config.wrap.tag + "', compile " + (config.wrap.compile ? "on" : "off") +
+                                 " (" + config.wrap.format + ", tag '" + config.wrap.tag + "', compile " +
+                                 (config.wrap.compile ? "on" : "off") +
                                  "); wrap timeline:" + timeline_text(module_.get()));
 }
 

@@ -198,7 +198,8 @@ ModelConfig parse_model_config(const std::string& text) {
   }
   if (out.max_batch_size < 0) invalid("max_batch_size must be >= 0");
   for (const char* feature : {"sequence_batching", "ensemble_scheduling", "batch_input", "batch_output"}) {
-    if (present(config, feature)) unsupported(std::string(feature) + " is not supported by the omnirt backend");
+    if (present(config, feature))
+      unsupported(std::string(feature) + " is not supported by the omnirt backend");
   }
   out.inputs = parse_tensors(config, "input", "input");
   out.outputs = parse_tensors(config, "output", "output");
@@ -221,13 +222,11 @@ std::string shape_text(const int64_t* shape, size_t ndim) {
   return text + "]";
 }
 
-int64_t check_request_input(const ModelConfig& config, const TensorSpec& spec,
-                            TRITONSERVER_DataType datatype, const int64_t* shape, uint32_t ndim,
-                            uint64_t byte_size) {
+int64_t check_request_input(const ModelConfig& config, const TensorSpec& spec, TRITONSERVER_DataType datatype,
+                            const int64_t* shape, uint32_t ndim, uint64_t byte_size) {
   const std::string who = "input '" + spec.name + "' of model '" + config.name + "'";
   if (datatype != spec.datatype) {
-    invalid(who + ": expected datatype " + datatype_name(spec.datatype) + ", got " +
-            datatype_name(datatype));
+    invalid(who + ": expected datatype " + datatype_name(spec.datatype) + ", got " + datatype_name(datatype));
   }
   const size_t batch_dims = config.batching() ? 1 : 0;
   const bool rank_ok = ndim == spec.dims.size() + batch_dims;
@@ -251,7 +250,9 @@ void check_module_output(const ModelConfig& config, const TensorSpec& spec, cons
                          int64_t batch) {
   const std::string who = "output '" + spec.name + "' of model '" + config.name + "' (module output " +
                           std::to_string(spec.position) + ")";
-  auto fail = [&](const std::string& problem) { throw Error(TRITONSERVER_ERROR_INTERNAL, who + ": " + problem); };
+  auto fail = [&](const std::string& problem) {
+    throw Error(TRITONSERVER_ERROR_INTERNAL, who + ": " + problem);
+  };
   if (datatype_of(tensor.dtype) != spec.datatype) {
     fail("the config says " + std::string(datatype_name(spec.datatype)) + ", the module gave " +
          dlpack_type_name(tensor.dtype));

@@ -78,9 +78,8 @@ std::string shape_text(const int64_t* shape, size_t ndim);
 /// batch dimension when the model batches) and byte size. Returns the
 /// request's batch size (dim 0 when batching, else 1). Throws
 /// Error(INVALID_ARG) naming the input.
-int64_t check_request_input(const ModelConfig& config, const TensorSpec& spec,
-                            TRITONSERVER_DataType datatype, const int64_t* shape, uint32_t ndim,
-                            uint64_t byte_size);
+int64_t check_request_input(const ModelConfig& config, const TensorSpec& spec, TRITONSERVER_DataType datatype,
+                            const int64_t* shape, uint32_t ndim, uint64_t byte_size);
 
 /// Checks the module's output `tensor` for `spec` after a run of `batch` rows:
 /// datatype, rank and dims. Throws Error(INTERNAL) naming the output when the

@@ -28,9 +28,9 @@ std::string find_model_file(TRITONBACKEND_Model* model, const std::string& filen
   const std::string path = std::string(repository) + "/" + std::to_string(version) + "/" + filename;
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    throw Error(TRITONSERVER_ERROR_NOT_FOUND,
-                "model file " + path + " not found (a TorchScript module; the config's "
-                "default_model_filename names it, model.pt by default)");
+    throw Error(TRITONSERVER_ERROR_NOT_FOUND, "model file " + path +
+                                                  " not found (a TorchScript module; the config's "
+                                                  "default_model_filename names it, model.pt by default)");
   }
   return path;
 }

@@ -5,9 +5,7 @@
 namespace omnirt::triton {
 namespace {
 
-bool is_host_memory(int32_t device_type) {
-  return device_type == kDLCPU || device_type == kDLCUDAHost;
-}
+bool is_host_memory(int32_t device_type) { return device_type == kDLCPU || device_type == kDLCUDAHost; }
 
 const char* kind_name(TRITONSERVER_InstanceGroupKind kind) {
   switch (kind) {
@@ -88,8 +86,8 @@ omnirt_backend* select_backend(omnirt_host* host, const std::string& name) {
   return backend;
 }
 
-Placement place_instance(omnirt_host* host, const std::string& name,
-                         TRITONSERVER_InstanceGroupKind kind, int32_t device_id) {
+Placement place_instance(omnirt_host* host, const std::string& name, TRITONSERVER_InstanceGroupKind kind,
+                         int32_t device_id) {
   Placement placement;
   placement.backend = name == "auto" ? auto_backend(host, kind) : select_backend(host, name);
   placement.backend_name = name_of(placement.backend);
@@ -98,9 +96,9 @@ Placement place_instance(omnirt_host* host, const std::string& name,
   placement.host_memory = is_host_memory(caps.dl_device_type);
   const std::string why = misfit(kind, placement.host_memory);
   if (!why.empty()) {
-    throw Error(TRITONSERVER_ERROR_INVALID_ARG,
-                std::string(kind_name(kind)) + " instances cannot run on OmniRT backend '" +
-                    placement.backend_name + "': " + why);
+    throw Error(TRITONSERVER_ERROR_INVALID_ARG, std::string(kind_name(kind)) +
+                                                    " instances cannot run on OmniRT backend '" +
+                                                    placement.backend_name + "': " + why);
   }
   placement.device = kind == TRITONSERVER_INSTANCEGROUPKIND_GPU ? device_id : 0;
   if (placement.device < 0 || placement.device >= caps.device_count) {

@@ -35,7 +35,7 @@ omnirt_backend* select_backend(omnirt_host* host, const std::string& name);
 /// Backend `name` "auto" takes the first available backend (OmniRT's
 /// selection order) that fits the kind and runs modules; a named backend
 /// that does not fit the kind is an error saying so.
-Placement place_instance(omnirt_host* host, const std::string& name,
-                         TRITONSERVER_InstanceGroupKind kind, int32_t device_id);
+Placement place_instance(omnirt_host* host, const std::string& name, TRITONSERVER_InstanceGroupKind kind,
+                         int32_t device_id);
 
 }  // namespace omnirt::triton

@@ -33,8 +33,8 @@ CheckedRequest check_request(const ModelConfig& config, TRITONBACKEND_Request* r
     std::vector<std::string> names;
     for (const TensorSpec& spec : config.inputs) names.push_back("'" + spec.name + "'");
     throw Error(TRITONSERVER_ERROR_INVALID_ARG,
-                "model '" + config.name + "' takes " + std::to_string(config.inputs.size()) +
-                    " input(s) (" + join_names(names) + "), the request has " + std::to_string(count));
+                "model '" + config.name + "' takes " + std::to_string(config.inputs.size()) + " input(s) (" +
+                    join_names(names) + "), the request has " + std::to_string(count));
   }
   for (const TensorSpec& spec : config.inputs) {
     RequestInput in;
@@ -49,10 +49,10 @@ CheckedRequest check_request(const ModelConfig& config, TRITONBACKEND_Request* r
                  "reading a request input");
     const int64_t rows = check_request_input(config, spec, datatype, in.shape, in.ndim, in.byte_size);
     if (!checked.inputs.empty() && rows != checked.batch) {
-      throw Error(TRITONSERVER_ERROR_INVALID_ARG,
-                  "input '" + spec.name + "' of model '" + config.name + "' has batch size " +
-                      std::to_string(rows) + ", input '" + config.inputs.front().name + "' has " +
-                      std::to_string(checked.batch));
+      throw Error(TRITONSERVER_ERROR_INVALID_ARG, "input '" + spec.name + "' of model '" + config.name +
+                                                      "' has batch size " + std::to_string(rows) +
+                                                      ", input '" + config.inputs.front().name + "' has " +
+                                                      std::to_string(checked.batch));
     }
     checked.batch = rows;
     checked.inputs.push_back(in);
@@ -83,7 +83,8 @@ const void* single_host_buffer(const RequestInput& input) {
   uint64_t size = 0;
   TRITONSERVER_MemoryType type = TRITONSERVER_MEMORY_CPU;
   int64_t type_id = 0;
-  if (TRITONSERVER_Error* error = TRITONBACKEND_InputBuffer(input.input, 0, &buffer, &size, &type, &type_id)) {
+  if (TRITONSERVER_Error* error =
+          TRITONBACKEND_InputBuffer(input.input, 0, &buffer, &size, &type, &type_id)) {
     TRITONSERVER_ErrorDelete(error);
     return nullptr;
   }

@@ -37,14 +37,17 @@ void add_output(TRITONBACKEND_Response* response, const TensorSpec& spec, const 
   void* buffer = nullptr;
   TRITONSERVER_MemoryType type = TRITONSERVER_MEMORY_CPU;
   int64_t type_id = 0;
-  check_triton(TRITONBACKEND_OutputBuffer(output, &buffer, bytes, &type, &type_id), "allocating an output buffer");
+  check_triton(TRITONBACKEND_OutputBuffer(output, &buffer, bytes, &type, &type_id),
+               "allocating an output buffer");
   if (bytes == 0) return;
   if (type != TRITONSERVER_MEMORY_CPU && type != TRITONSERVER_MEMORY_CPU_PINNED) {
     throw Error(TRITONSERVER_ERROR_UNSUPPORTED,
-                "output '" + spec.name + "' was asked for in GPU memory (CUDA shared memory); the omnirt "
-                "backend writes outputs to system memory");
+                "output '" + spec.name +
+                    "' was asked for in GPU memory (CUDA shared memory); the omnirt "
+                    "backend writes outputs to system memory");
   }
-  copy_rows(tensor, batching ? first_row : 0, batching ? rows : (tensor.ndim > 0 ? tensor.shape[0] : 1), buffer);
+  copy_rows(tensor, batching ? first_row : 0, batching ? rows : (tensor.ndim > 0 ? tensor.shape[0] : 1),
+            buffer);
 }
 
 }  // namespace
@@ -65,8 +68,7 @@ void send_outputs(TRITONBACKEND_Request* request, const ModelConfig& config, con
     check_triton(TRITONBACKEND_RequestOutputName(request, i, &name), "reading the requested outputs");
     const TensorSpec* spec = config.find_output(name);
     if (spec == nullptr) {
-      throw Error(TRITONSERVER_ERROR_INVALID_ARG,
-                  "model '" + config.name + "' has no output '" + name + "'");
+      throw Error(TRITONSERVER_ERROR_INVALID_ARG, "model '" + config.name + "' has no output '" + name + "'");
     }
     add(*spec);
   }
@@ -81,11 +83,12 @@ void send_error(TRITONBACKEND_Request* request, const std::exception& error) noe
       TRITONSERVER_ErrorNew(known != nullptr ? known->code() : TRITONSERVER_ERROR_INTERNAL, error.what());
   try {
     Response response = new_response(request);
-    check_triton(TRITONBACKEND_ResponseSend(response.release(), TRITONSERVER_RESPONSE_COMPLETE_FINAL, triton_error),
-                 "sending an error response");
+    check_triton(
+        TRITONBACKEND_ResponseSend(response.release(), TRITONSERVER_RESPONSE_COMPLETE_FINAL, triton_error),
+        "sending an error response");
   } catch (const std::exception& e) {
-    log(TRITONSERVER_LOG_ERROR, std::string("could not answer a request with its error (") + error.what() +
-                                    "): " + e.what());
+    log(TRITONSERVER_LOG_ERROR,
+        std::string("could not answer a request with its error (") + error.what() + "): " + e.what());
   }
   TRITONSERVER_ErrorDelete(triton_error);
 }

@@ -13,8 +13,7 @@ bool parse_flag(const std::string& where, const std::string& value) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (lower == "true" || lower == "1" || lower == "yes" || lower == "on") return true;
   if (lower == "false" || lower == "0" || lower == "no" || lower == "off") return false;
-  throw Error(TRITONSERVER_ERROR_INVALID_ARG,
-              where + ": expected true or false, got '" + value + "'");
+  throw Error(TRITONSERVER_ERROR_INVALID_ARG, where + ": expected true or false, got '" + value + "'");
 }
 
 std::vector<std::string> split_paths(const std::string& value) {

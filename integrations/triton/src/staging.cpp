@@ -48,8 +48,9 @@ const std::vector<DLTensor>& InputStaging::stage(const Placement& placement, con
         check_omnirt(omnirt::Backend(placement.backend).malloc(placement.device, bytes, &device_[i]),
                      "allocating device memory for input '" + config.inputs[i].name + "'");
       }
-      check_omnirt(omnirt_memcpy(placement.backend, device_[i].data(), data, bytes, OMNIRT_MEMCPY_HOST_TO_DEVICE),
-                   "copying input '" + config.inputs[i].name + "' to " + placement.text());
+      check_omnirt(
+          omnirt_memcpy(placement.backend, device_[i].data(), data, bytes, OMNIRT_MEMCPY_HOST_TO_DEVICE),
+          "copying input '" + config.inputs[i].name + "' to " + placement.text());
       data = device_[i].data();
     }
 
@@ -82,7 +83,8 @@ const DLTensor& OutputStaging::on_host(const Placement& placement, const ModuleO
   for (int32_t d = 0; t.strides != nullptr && d < t.ndim; ++d) {
     if (t.strides[d] < 0) {
       throw Error(TRITONSERVER_ERROR_INTERNAL,
-                  "module output " + std::to_string(index) + " has negative strides, which the omnirt backend cannot read");
+                  "module output " + std::to_string(index) +
+                      " has negative strides, which the omnirt backend cannot read");
     }
   }
   if (t.device.device_type == kDLCPU || t.device.device_type == kDLCUDAHost) return t;
