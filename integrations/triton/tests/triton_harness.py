@@ -1,7 +1,7 @@
 """Runs a real Triton server with the omnirt backend and talks KServe v2 HTTP to it.
 
 Shared by the integration test (test_triton_server.py) and the benchmark
-(bench/triton/triton_bench.py). Standard library and numpy only.
+(../bench/triton_bench.py). Standard library and numpy only.
 
     with TritonServer(triton_root, repo, backends, args=[...]) as server:
         client = server.client()

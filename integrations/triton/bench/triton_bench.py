@@ -27,7 +27,7 @@ Nothing is downloaded: resnet18 is made with random weights by
 examples/models/make_models.py. Needs the built tree (libtriton_omnirt.so,
 omnirt-run, the cpu plugin and its TorchScript engine) and the Triton server.
 
-usage: /usr/bin/python3 bench/triton/triton_bench.py [--build build/dev] [--triton DIR]
+usage: /usr/bin/python3 integrations/triton/bench/triton_bench.py [--build build/dev] [--triton DIR]
            [--requests 40] [--rounds 3] [--seconds 20] [--slices 4] [--clients 8] [--json]
 """
 import argparse
@@ -46,8 +46,9 @@ import time
 
 import numpy as np
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "triton"))
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, str(ROOT / "integrations" / "triton" / "tests"))
 from triton_harness import TritonServer, install_backend  # noqa: E402
 
 INPUT_SHAPE = (1, 3, 224, 224)
