@@ -1,0 +1,108 @@
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+
+#include "bindings.h"
+#include "errors.h"
+#include "facts.h"
+#include "overrides.h"
+#include "state.h"
+#include "text.h"
+
+namespace omnirt_py {
+namespace {
+
+// The fields the backend knows (omnirt_memory_stats::known), by name.
+py::dict memory_stats(const BackendState& self, int32_t device) {
+  omnirt::Backend backend(self.backend());
+  omnirt_memory_stats stats{};
+  check(backend.memory_stats(device, &stats));
+  const struct {
+    uint32_t bit;
+    const char* name;
+    uint64_t value;
+  } fields[] = {{OMNIRT_STAT_ALLOCATED_BYTES, "allocated_bytes", stats.allocated_bytes},
+                {OMNIRT_STAT_PEAK_BYTES, "peak_bytes", stats.peak_bytes},
+                {OMNIRT_STAT_RESERVED_BYTES, "reserved_bytes", stats.reserved_bytes},
+                {OMNIRT_STAT_ALLOC_COUNT, "alloc_count", stats.alloc_count},
+                {OMNIRT_STAT_FREE_COUNT, "free_count", stats.free_count}};
+  py::dict result;
+  for (const auto& field : fields) {
+    if ((stats.known & field.bit) != 0) result[field.name] = field.value;
+  }
+  return result;
+}
+
+// Device calls that may wait: run without the GIL.
+template <class Call>
+void call_released(Call&& call) {
+  omnirt_status status;
+  {
+    py::gil_scoped_release release;
+    status = call();
+  }
+  check(status);
+}
+
+void register_override(BackendState& self, const std::string& tag, py::handle fn) {
+  if (!PyCallable_Check(fn.ptr())) {
+    raise_error(OMNIRT_STATUS_INVALID_ARGUMENT,
+                "override for tag '" + tag + "' must be callable, got " + Py_TYPE(fn.ptr())->tp_name);
+  }
+  auto entry = std::make_unique<PyOverride>(PyOverride{fn, tag, self.name(), self.device_type(), self.outputs()});
+  check(omnirt_register_override(self.backend(), tag.c_str(), &omnirt_py_call_override, entry.get()));
+  self.keep(std::move(entry));
+}
+
+std::string op_implementer(const BackendState& self, const std::string& op) {
+  omnirt_backend* implementer = nullptr;
+  check(omnirt_op_resolve(self.backend(), op.c_str(), &implementer));
+  omnirt_backend_info info{};
+  check(omnirt::Backend(implementer).info(&info));
+  return info.name;
+}
+
+py::str report_json(const BackendState& self) {
+  char* json = nullptr;
+  check(omnirt_report_to_json(self.report(), &json));
+  const std::unique_ptr<char, void (*)(char*)> owned(json, &omnirt_string_free);
+  return text(json);
+}
+
+}  // namespace
+
+void bind_backend(py::module_& m) {
+  py::class_<BackendState, StatePtr>(m, "BackendHandle", "One selected backend (use omnirt.Backend).")
+      .def_property_readonly("name", &BackendState::name)
+      .def_property_readonly("key", [](const BackendState& s) { return reinterpret_cast<uintptr_t>(s.backend()); },
+                             "Identifies the backend within its host.")
+      .def_property_readonly("device_type", &BackendState::device_type, "DLPack device type of its memory.")
+      .def("facts", [](const BackendState& s) { return backend_facts(s.backend()); })
+      .def("memory_stats", &memory_stats, py::arg("device"))
+      .def("reset_memory_stats", [](const BackendState& s, int32_t device) {
+        check(omnirt_reset_memory_stats(s.backend(), device));
+      }, py::arg("device"))
+      .def("mem_info", [](const BackendState& s, int32_t device) {
+        size_t free_bytes = 0;
+        size_t total_bytes = 0;
+        call_released([&] { return omnirt_mem_get_info(s.backend(), device, &free_bytes, &total_bytes); });
+        return py::make_tuple(free_bytes, total_bytes);
+      }, py::arg("device"))
+      .def("synchronize", [](const BackendState& s, int32_t device) {
+        call_released([&] { return omnirt_device_synchronize(s.backend(), device); });
+      }, py::arg("device"))
+      .def("register_override", &register_override, py::arg("tag"), py::arg("fn"),
+           "Registers `fn` (kept alive by the caller) as the override tier of `tag`.")
+      .def("unregister_override", [](const BackendState& s, const std::string& tag) {
+        check(omnirt_unregister_override(s.backend(), tag.c_str()));
+      }, py::arg("tag"))
+      .def("op_implementer", &op_implementer, py::arg("op"),
+           "Name of the backend that runs op `op` for this one (itself or the base).")
+      .def("report_json", &report_json)
+      .def("add_stage", [](const BackendState& s, const std::string& name, double ms) {
+        check(omnirt_report_add_stage(s.report(), name.c_str(), ms));
+      }, py::arg("name"), py::arg("milliseconds"));
+}
+
+}  // namespace omnirt_py
