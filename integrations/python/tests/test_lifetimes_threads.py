@@ -43,36 +43,63 @@ def test_two_threads_run_one_module(backend):
     assert not failures
 
 
-def test_gil_is_released_while_a_module_runs(rt):
-    """Python keeps running in this thread while the module computes in another."""
-    class Slow(torch.nn.Module):
-        def forward(self, x):
-            for _ in range(12):
-                x = torch.tanh(x @ x)
-            return x
-
-    m = rt.backend("cpu").wrap_module(Slow(), tag="slow", compile=False)
-    x = torch.randn(384, 384) / 20
-    m(x)  # warm up: the engine loads libtorch on first use
-    window = {}
+def watch_for_half_done(work_once, snapshot, half_done, rounds=40):
+    """Runs `work_once` again and again in a thread (until seen, at most
+    `rounds` times) while this one keeps taking `snapshot`s — each one C call,
+    which another thread holding the GIL cannot interleave. Returns whether a
+    snapshot showed the work half done: a call holding the GIL could only
+    ever be seen before or after."""
+    done, seen = threading.Event(), threading.Event()
+    errors = []
 
     def run():
-        window["start"] = time.monotonic()
-        m(x)
-        window["end"] = time.monotonic()
+        try:
+            for _ in range(rounds):
+                if seen.is_set():
+                    break
+                work_once()
+        except Exception as e:  # reported below
+            errors.append(e)
+        finally:
+            done.set()
 
     t = threading.Thread(target=run)
-    ticks = []
     t.start()
     deadline = time.monotonic() + BOUND_S
-    while t.is_alive() and time.monotonic() < deadline:
-        ticks.append(time.monotonic())
+    while not done.is_set() and time.monotonic() < deadline:
+        if half_done(snapshot()):
+            seen.set()
     t.join(BOUND_S)
-    start, end = window["start"], window["end"]
-    assert end - start > 0.05, "the module ran too briefly to tell"
-    inside = [s for s in ticks if start + 0.01 < s < end - 0.01]
-    # Holding the GIL, the call would let this loop run not once in its middle.
-    assert len(inside) > 100, f"{len(inside)} ticks while the module ran for {end - start:.3f} s"
+    assert not t.is_alive() and not errors, errors
+    return seen.is_set()
+
+
+def test_gil_is_released_while_a_module_runs(rt):
+    m = rt.backend("cpu").wrap_module(_models.AddOneInPlace(), tag="add", compile=False)
+    x = torch.zeros(2 ** 24)
+    m(x)  # the engine loads libtorch on first use
+    view, ends = x.numpy(), [0, -1]
+    seen = watch_for_half_done(lambda: m(x), lambda: view[ends],
+                               lambda first_last: first_last[0] != first_last[1])
+    assert x[0].item() == x[-1].item(), "every run wrote the whole input"
+    assert seen, "Python never ran while the module was writing its input"
+
+
+def test_gil_is_released_while_an_op_runs(rt, np):
+    b = rt.backend("cpu")
+    x = np.random.default_rng(0).standard_normal((8192, 1024), dtype=np.float32)
+    outputs = [np.zeros_like(x)]
+
+    def work_once():
+        out = np.zeros_like(x)  # calloc'ed: nothing written before the op
+        outputs.append(out)
+        b.op("softmax", x, out=out)
+        outputs.pop(0)
+
+    # Rows are written in order: the first row written, the last not yet.
+    seen = watch_for_half_done(work_once, lambda: outputs[-1][[0, -1], 0],
+                               lambda first_last: first_last[0] != 0 and first_last[1] == 0)
+    assert seen, "Python never ran while the op was writing its output"
 
 
 def test_outputs_outlive_runtime_backend_and_module(backend):
