@@ -19,33 +19,22 @@ torch.inference_mode(), as the engine runs modules. Rounds alternate baseline an
 OmniRT so that drift hits both; figures are medians over rounds.
 """
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
 import time
 
-IMPORT_CHECK = r"""
-import sys, time
-start = time.perf_counter()
-import omnirt
-rt = omnirt.Runtime()
-backends = [b.name for b in rt.backends()]
-elapsed = time.perf_counter() - start
-with open("/proc/self/maps") as f:
-    libtorch = any("libtorch" in line or "libc10" in line for line in f)
-print(elapsed * 1e3, int(libtorch), int("torch" in sys.modules), ",".join(backends))
-"""
-
-
 def import_and_runtime(runs):
-    samples = []
-    for _ in range(runs):
-        out = subprocess.run([sys.executable, "-c", IMPORT_CHECK], capture_output=True, text=True,
-                             check=True, env=dict(os.environ))
-        ms, libtorch, torch_imported, backends = out.stdout.split()
-        samples.append(float(ms))
-    return statistics.median(samples), min(samples), bool(int(libtorch)), bool(int(torch_imported)), backends
+    """import_cost.py in fresh interpreters: the median and fastest ms, and
+    whether any run loaded torch or libtorch."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "import_cost.py")
+    results = [json.loads(subprocess.run([sys.executable, script], capture_output=True, text=True,
+                                         check=True).stdout) for _ in range(runs)]
+    ms = [r["elapsed_ms"] for r in results]
+    return (statistics.median(ms), min(ms), any(r["libtorch_mapped"] for r in results),
+            any(r["torch_imported"] for r in results), ",".join(results[0]["backends"]))
 
 
 def per_call_us(fn, x, calls, sync):

@@ -13,23 +13,21 @@
 namespace omnirt_py {
 namespace {
 
-// The fields the backend knows (omnirt_memory_stats::known), by name.
+// The fields the backend knows (omnirt_memory_stats::known), named as in the
+// run report's "memory".
 py::dict memory_stats(const BackendState& self, int32_t device) {
   omnirt::Backend backend(self.backend());
   omnirt_memory_stats stats{};
   check(backend.memory_stats(device, &stats));
-  const struct {
-    uint32_t bit;
-    const char* name;
-    uint64_t value;
-  } fields[] = {{OMNIRT_STAT_ALLOCATED_BYTES, "allocated_bytes", stats.allocated_bytes},
-                {OMNIRT_STAT_PEAK_BYTES, "peak_bytes", stats.peak_bytes},
-                {OMNIRT_STAT_RESERVED_BYTES, "reserved_bytes", stats.reserved_bytes},
-                {OMNIRT_STAT_ALLOC_COUNT, "alloc_count", stats.alloc_count},
-                {OMNIRT_STAT_FREE_COUNT, "free_count", stats.free_count}};
+  // Indexed by bit: OMNIRT_STAT_* are 1 << (field's position).
+  static_assert(OMNIRT_STAT_ALLOCATED_BYTES == 1 && OMNIRT_STAT_FREE_COUNT == 1 << 4);
+  const char* const names[] = {"allocated_bytes", "peak_bytes", "reserved_bytes", "alloc_count",
+                               "free_count"};
+  const uint64_t values[] = {stats.allocated_bytes, stats.peak_bytes, stats.reserved_bytes,
+                             stats.alloc_count, stats.free_count};
   py::dict result;
-  for (const auto& field : fields) {
-    if ((stats.known & field.bit) != 0) result[field.name] = field.value;
+  for (size_t bit = 0; bit < std::size(names); ++bit) {
+    if ((stats.known & (1u << bit)) != 0) result[names[bit]] = values[bit];
   }
   return result;
 }

@@ -129,42 +129,54 @@ py::dict backend_facts(omnirt_backend* backend) {
   return facts;
 }
 
-py::list candidate_facts(const omnirt_host* host) {
+namespace {
+
+// One dict per record `get` fills (a sized struct), skipping any it cannot.
+template <class Record, class Get, class ToDict>
+py::list records(size_t count, Get get, ToDict to_dict) {
   py::list list;
-  for (size_t i = 0; i < omnirt_host_candidate_count(host); ++i) {
-    omnirt_candidate c{};
-    c.struct_size = sizeof c;
-    if (omnirt_host_get_candidate(host, i, &c) != OMNIRT_STATUS_OK) continue;
-    py::dict facts;
-    facts["path"] = text(c.path);
-    facts["real_path"] = text(c.real_path);
-    facts["source"] = omnirt_probe::source_name(c.source);
-    facts["stage"] = omnirt_load_stage_name(c.stage);
-    facts["loaded"] = c.loaded != 0;
-    facts["status"] = omnirt_status_name(c.status);
-    facts["reason"] = text(c.reason);
-    facts["backend_name"] = text(c.backend_name);
-    facts["abi_version"] = version_or_none(c.plugin_abi_version);
-    facts["load_time_ms"] = static_cast<double>(c.load_time_ns) / 1e6;
-    list.append(facts);
+  for (size_t i = 0; i < count; ++i) {
+    Record r{};
+    r.struct_size = sizeof r;
+    if (get(i, &r) == OMNIRT_STATUS_OK) list.append(to_dict(r));
   }
   return list;
 }
 
+}  // namespace
+
+py::list candidate_facts(const omnirt_host* host) {
+  return records<omnirt_candidate>(
+      omnirt_host_candidate_count(host),
+      [&](size_t i, omnirt_candidate* c) { return omnirt_host_get_candidate(host, i, c); },
+      [](const omnirt_candidate& c) {
+        py::dict facts;
+        facts["path"] = text(c.path);
+        facts["real_path"] = text(c.real_path);
+        facts["source"] = omnirt_probe::source_name(c.source);
+        facts["stage"] = omnirt_load_stage_name(c.stage);
+        facts["loaded"] = c.loaded != 0;
+        facts["status"] = omnirt_status_name(c.status);
+        facts["reason"] = text(c.reason);
+        facts["backend_name"] = text(c.backend_name);
+        facts["abi_version"] = version_or_none(c.plugin_abi_version);
+        facts["load_time_ms"] = static_cast<double>(c.load_time_ns) / 1e6;
+        return facts;
+      });
+}
+
 py::list search_path_facts(const omnirt_host* host) {
-  py::list list;
-  for (size_t i = 0; i < omnirt_host_search_dir_count(host); ++i) {
-    omnirt_search_dir d{};
-    d.struct_size = sizeof d;
-    if (omnirt_host_get_search_dir(host, i, &d) != OMNIRT_STATUS_OK) continue;
-    py::dict facts;
-    facts["path"] = text(d.path);
-    facts["source"] = omnirt_probe::source_name(d.source);
-    facts["searched"] = d.searched != 0;
-    facts["note"] = text(d.note);
-    list.append(facts);
-  }
-  return list;
+  return records<omnirt_search_dir>(
+      omnirt_host_search_dir_count(host),
+      [&](size_t i, omnirt_search_dir* d) { return omnirt_host_get_search_dir(host, i, d); },
+      [](const omnirt_search_dir& d) {
+        py::dict facts;
+        facts["path"] = text(d.path);
+        facts["source"] = omnirt_probe::source_name(d.source);
+        facts["searched"] = d.searched != 0;
+        facts["note"] = text(d.note);
+        return facts;
+      });
 }
 
 }  // namespace omnirt_py
