@@ -14,5 +14,6 @@ backends = [b.name for b in omnirt.Runtime().backends()]
 elapsed_ms = (time.perf_counter() - start) * 1e3
 with open("/proc/self/maps") as f:
     mapped = sorted({line.split()[-1] for line in f if "libtorch" in line or "libc10" in line})
-print(json.dumps({"elapsed_ms": elapsed_ms, "backends": backends, "torch_imported": "torch" in sys.modules,
+print(json.dumps({"elapsed_ms": elapsed_ms, "backends": backends,
+                  "torch_imported": "torch" in sys.modules,
                   "numpy_imported": "numpy" in sys.modules, "libtorch_mapped": mapped}))

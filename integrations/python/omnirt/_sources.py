@@ -25,7 +25,8 @@ def module_source(obj):
             return _save(torch, _script(torch, obj)), None
     raise InvalidArgument(
         "wrap_module takes a torch.jit.ScriptModule, a scriptable torch.nn.Module, the path of a "
-        f"saved TorchScript module or its bytes; got {type(obj).__module__}.{type(obj).__qualname__}")
+        "saved TorchScript module or its bytes; "
+        f"got {type(obj).__module__}.{type(obj).__qualname__}")
 
 
 def _script(torch, module):

@@ -48,8 +48,8 @@ __all__ = ["BackendRuntime", "BackendAttempt", "BackendTimelineEntry", "Capabili
 #: Seed level names of the host's tiers.
 _LEVELS = {"compile": "compile", "override": "kernel_override", "eager": "eager"}
 #: Seed dtype names of the host's.
-_DTYPES = {"f32": "fp32", "f16": "fp16", "bf16": "bf16", "f64": "fp64", "i8": "int8", "i16": "int16",
-           "i32": "int32", "i64": "int64", "u8": "uint8", "bool": "bool"}
+_DTYPES = {"f32": "fp32", "f16": "fp16", "bf16": "bf16", "f64": "fp64", "i8": "int8",
+           "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "bool": "bool"}
 _TORCH_DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "fp64": "float64"}
 
 
@@ -97,7 +97,8 @@ class BackendTimelineEntry(_Plain):
 class Capabilities(_Plain):
     """``device``, ``dtype_options``, ``compile_available``,
     ``supports_graph_mode``, ``device_count``."""
-    _fields = ("device", "dtype_options", "compile_available", "supports_graph_mode", "device_count")
+    _fields = ("device", "dtype_options", "compile_available", "supports_graph_mode",
+               "device_count")
 
 
 class BackendRuntime:
@@ -131,7 +132,8 @@ class BackendRuntime:
 
     def _native(self):
         if self._backend is None:
-            raise errors.Unavailable(f"backend '{self.name}' is not available: {self.unavailable_reason}")
+            raise errors.Unavailable(
+                f"backend '{self.name}' is not available: {self.unavailable_reason}")
         return self._backend
 
     def is_available(self):
@@ -184,7 +186,8 @@ class BackendRuntime:
         timeline = backend.report()["timeline"]
         entry = timeline[-1] if timeline else None
         if entry is not None and entry["tag"] == (tag or "") and entry["selected_tier"] is None:
-            attempts = [self._attempt(a["tier"], False, a["reason"], False) for a in entry["attempts"]]
+            attempts = [self._attempt(a["tier"], False, a["reason"], False)
+                        for a in entry["attempts"]]
         else:  # the module never reached the host (not TorchScript)
             attempts = [BackendAttempt("compile", False, error.message)]
         failed = {a.level: a for a in attempts}
@@ -198,8 +201,8 @@ class BackendRuntime:
             raise error
         reason = f"native eager failed ({failed['eager'].reason}); " if "eager" in failed else ""
         attempts = [a for a in attempts if a.level != "eager"]
-        attempts.append(BackendAttempt("eager", True, reason + "running the module itself in Python",
-                                       True))
+        reason += "running the module itself in Python"
+        attempts.append(BackendAttempt("eager", True, reason, True))
         return module, attempts
 
     def reset_memory_stats(self):
@@ -227,7 +230,7 @@ class BackendRuntime:
     def to_device(self, tensor_or_module, dtype=None):
         if not hasattr(tensor_or_module, "to"):
             return tensor_or_module
-        device = self.device_name if self.device_name == "cpu" else f"{self.device_name}:{self.device}"
+        device = "cpu" if self.device_name == "cpu" else f"{self.device_name}:{self.device}"
         kwargs = {}
         if dtype is not None:
             if isinstance(dtype, str):
@@ -248,5 +251,6 @@ def resolve_backend(name="auto", **options):
     the host's reason) when it cannot run here."""
     runtime = BackendRuntime(name, **options)
     if not runtime.is_available():
-        raise errors.Unavailable(f"backend '{runtime.name}' is not available: {runtime.unavailable_reason}")
+        raise errors.Unavailable(
+            f"backend '{runtime.name}' is not available: {runtime.unavailable_reason}")
     return runtime

@@ -8,8 +8,8 @@ from .errors import AlreadyExists, InvalidArgument
 
 __all__ = ["Runtime", "Backend", "Report"]
 
-_CAPABILITY_FIELDS = ("vendor", "device_type", "dl_device_type", "device_count", "features", "dtypes",
-                      "module_formats", "op_sets", "overridden_ops")
+_CAPABILITY_FIELDS = ("vendor", "device_type", "dl_device_type", "device_count", "features",
+                      "dtypes", "module_formats", "op_sets", "overridden_ops")
 
 
 def _backend_info(facts):

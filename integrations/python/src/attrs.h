@@ -23,9 +23,9 @@ class Attrs {
       const double number = PyFloat_AsDouble(value.ptr());
       if (number == -1.0 && PyErr_Occurred() != nullptr) {
         PyErr_Clear();
-        raise_error(OMNIRT_STATUS_INVALID_ARGUMENT,
-                    "attribute '" + names_.back() + "' must be a number, got " +
-                        pybind11::repr(value).cast<std::string>());
+        raise_error(OMNIRT_STATUS_INVALID_ARGUMENT, "attribute '" + names_.back() +
+                                                        "' must be a number, got " +
+                                                        pybind11::repr(value).cast<std::string>());
       }
       values_.push_back(number);
     }

@@ -45,11 +45,14 @@ void call_released(Call&& call) {
 
 void register_override(BackendState& self, const std::string& tag, py::handle fn) {
   if (!PyCallable_Check(fn.ptr())) {
-    raise_error(OMNIRT_STATUS_INVALID_ARGUMENT,
-                "override for tag '" + tag + "' must be callable, got " + Py_TYPE(fn.ptr())->tp_name);
+    raise_error(
+        OMNIRT_STATUS_INVALID_ARGUMENT,
+        "override for tag '" + tag + "' must be callable, got " + Py_TYPE(fn.ptr())->tp_name);
   }
-  auto entry = std::make_unique<PyOverride>(PyOverride{fn, tag, self.name(), self.device_type(), self.outputs()});
-  check(omnirt_register_override(self.backend(), tag.c_str(), &omnirt_py_call_override, entry.get()));
+  auto entry = std::make_unique<PyOverride>(
+      PyOverride{fn, tag, self.name(), self.device_type(), self.outputs()});
+  check(
+      omnirt_register_override(self.backend(), tag.c_str(), &omnirt_py_call_override, entry.get()));
   self.keep(std::move(entry));
 }
 
@@ -71,36 +74,56 @@ py::str report_json(const BackendState& self) {
 }  // namespace
 
 void bind_backend(py::module_& m) {
-  py::class_<BackendState, StatePtr>(m, "BackendHandle", "One selected backend (use omnirt.Backend).")
+  py::class_<BackendState, StatePtr>(m, "BackendHandle",
+                                     "One selected backend (use omnirt.Backend).")
       .def_property_readonly("name", &BackendState::name)
-      .def_property_readonly("key", [](const BackendState& s) { return reinterpret_cast<uintptr_t>(s.backend()); },
-                             "Identifies the backend within its host.")
-      .def_property_readonly("device_type", &BackendState::device_type, "DLPack device type of its memory.")
+      .def_property_readonly(
+          "key", [](const BackendState& s) { return reinterpret_cast<uintptr_t>(s.backend()); },
+          "Identifies the backend within its host.")
+      .def_property_readonly("device_type", &BackendState::device_type,
+                             "DLPack device type of its memory.")
       .def("facts", [](const BackendState& s) { return backend_facts(s.backend()); })
       .def("memory_stats", &memory_stats, py::arg("device"))
-      .def("reset_memory_stats", [](const BackendState& s, int32_t device) {
-        check(omnirt_reset_memory_stats(s.backend(), device));
-      }, py::arg("device"))
-      .def("mem_info", [](const BackendState& s, int32_t device) {
-        size_t free_bytes = 0;
-        size_t total_bytes = 0;
-        call_released([&] { return omnirt_mem_get_info(s.backend(), device, &free_bytes, &total_bytes); });
-        return py::make_tuple(free_bytes, total_bytes);
-      }, py::arg("device"))
-      .def("synchronize", [](const BackendState& s, int32_t device) {
-        call_released([&] { return omnirt_device_synchronize(s.backend(), device); });
-      }, py::arg("device"))
+      .def(
+          "reset_memory_stats",
+          [](const BackendState& s, int32_t device) {
+            check(omnirt_reset_memory_stats(s.backend(), device));
+          },
+          py::arg("device"))
+      .def(
+          "mem_info",
+          [](const BackendState& s, int32_t device) {
+            size_t free_bytes = 0;
+            size_t total_bytes = 0;
+            call_released([&] {
+              return omnirt_mem_get_info(s.backend(), device, &free_bytes, &total_bytes);
+            });
+            return py::make_tuple(free_bytes, total_bytes);
+          },
+          py::arg("device"))
+      .def(
+          "synchronize",
+          [](const BackendState& s, int32_t device) {
+            call_released([&] { return omnirt_device_synchronize(s.backend(), device); });
+          },
+          py::arg("device"))
       .def("register_override", &register_override, py::arg("tag"), py::arg("fn"),
            "Registers `fn` (kept alive by the caller) as the override tier of `tag`.")
-      .def("unregister_override", [](const BackendState& s, const std::string& tag) {
-        check(omnirt_unregister_override(s.backend(), tag.c_str()));
-      }, py::arg("tag"))
+      .def(
+          "unregister_override",
+          [](const BackendState& s, const std::string& tag) {
+            check(omnirt_unregister_override(s.backend(), tag.c_str()));
+          },
+          py::arg("tag"))
       .def("op_implementer", &op_implementer, py::arg("op"),
            "Name of the backend that runs op `op` for this one (itself or the base).")
       .def("report_json", &report_json)
-      .def("add_stage", [](const BackendState& s, const std::string& name, double ms) {
-        check(omnirt_report_add_stage(s.report(), name.c_str(), ms));
-      }, py::arg("name"), py::arg("milliseconds"));
+      .def(
+          "add_stage",
+          [](const BackendState& s, const std::string& name, double ms) {
+            check(omnirt_report_add_stage(s.report(), name.c_str(), ms));
+          },
+          py::arg("name"), py::arg("milliseconds"));
 }
 
 }  // namespace omnirt_py

@@ -49,7 +49,8 @@ py::list op_sets(omnirt_backend* backend, py::list& errors) {
   size_t count = 0;
   const omnirt_status status = omnirt_list_op_sets(backend, &sets, &count);
   if (status == OMNIRT_STATUS_OK) {
-    for (size_t i = 0; i < count; ++i) list.append(py::make_tuple(text(sets[i].name), sets[i].version));
+    for (size_t i = 0; i < count; ++i)
+      list.append(py::make_tuple(text(sets[i].name), sets[i].version));
   } else if (status != OMNIRT_STATUS_NOT_SUPPORTED) {
     errors.append(failure("op sets"));
   }
@@ -95,7 +96,8 @@ py::list devices(omnirt_backend* backend, bool has_mem_info, py::list& errors) {
     device["free_memory_bytes"] = py::none();
     size_t free_bytes = 0;
     size_t total_bytes = 0;
-    if (has_mem_info && omnirt_mem_get_info(backend, index, &free_bytes, &total_bytes) == OMNIRT_STATUS_OK) {
+    if (has_mem_info &&
+        omnirt_mem_get_info(backend, index, &free_bytes, &total_bytes) == OMNIRT_STATUS_OK) {
       device["free_memory_bytes"] = free_bytes;
       device["total_memory_bytes"] = total_bytes;
     }

@@ -81,8 +81,9 @@ void bind_host(py::module_& m) {
   m.attr("HOST_IGNORE_ENVIRONMENT") = OMNIRT_HOST_IGNORE_ENVIRONMENT;
   m.attr("HOST_SKIP_INSTALLED_DIR") = OMNIRT_HOST_SKIP_INSTALLED_DIR;
   m.def("library_version", &omnirt_library_version, "Version of libomnirt.so.");
-  m.def("abi_version", [] { return omnirt_probe::version_string(omnirt_abi_version()); },
-        "ABI version of libomnirt.so ('1.0').");
+  m.def(
+      "abi_version", [] { return omnirt_probe::version_string(omnirt_abi_version()); },
+      "ABI version of libomnirt.so ('1.0').");
   m.def("status_name", &omnirt_status_name, py::arg("status"), "'NOT_SUPPORTED' for 3, ...");
 }
 

@@ -33,13 +33,15 @@ py::object export_capsule(py::handle obj, bool stream_device, const char* role, 
     raise_error(OMNIRT_STATUS_INVALID_ARGUMENT,
                 std::string(role) + " " + std::to_string(index) +
                     ": expected a tensor with __dlpack__ (torch.Tensor, numpy.ndarray, "
-                    "omnirt.Tensor, ...), got " + type_name(obj));
+                    "omnirt.Tensor, ...), got " +
+                    type_name(obj));
   }
   if (stream_device) {
     const int32_t type = producer_device_type(obj);
     if (type == kDLCUDA || type == kDLROCM) return obj.attr("__dlpack__")(py::arg("stream") = 1);
   }
-  const auto capsule = py::reinterpret_steal<py::object>(PyObject_CallMethodNoArgs(obj.ptr(), name));
+  const auto capsule =
+      py::reinterpret_steal<py::object>(PyObject_CallMethodNoArgs(obj.ptr(), name));
   if (!capsule) throw py::error_already_set();  // the producer's own error (read-only, grad, ...)
   return capsule;
 }
@@ -88,7 +90,9 @@ DLManagedTensor* take_tensor(py::handle obj, bool stream_device, const char* rol
 
 const InputBatch* current_batch() noexcept { return current; }
 
-CurrentBatch::CurrentBatch(const InputBatch* batch) noexcept : previous_(current) { current = batch; }
+CurrentBatch::CurrentBatch(const InputBatch* batch) noexcept : previous_(current) {
+  current = batch;
+}
 
 CurrentBatch::~CurrentBatch() { current = previous_; }
 

@@ -119,7 +119,8 @@ class Module {
 };
 
 std::unique_ptr<Module> wrap_module(const StatePtr& state, py::object owner, const py::object& data,
-                                    const std::optional<std::string>& path, const std::string& format,
+                                    const std::optional<std::string>& path,
+                                    const std::string& format,
                                     const std::optional<std::string>& tag, int32_t device,
                                     uint32_t flags, const py::dict& attrs, bool record_runs) {
   omnirt_module_source source{};

@@ -36,8 +36,9 @@ using AllocatedPtr = std::unique_ptr<DLManagedTensor, ReleaseAllocated>;
 // host allocates a named op's outputs when the op serves as a module.
 AllocatedPtr allocate_like(const BackendState& state, const DLTensor& like) {
   const int32_t device = like.device.device_type == state.device_type() ? like.device.device_id : 0;
-  auto* a = new Allocated{DLManagedTensor{}, std::vector<int64_t>(like.shape, like.shape + like.ndim),
-                          state.backend(), device};
+  auto* a =
+      new Allocated{DLManagedTensor{}, std::vector<int64_t>(like.shape, like.shape + like.ndim),
+                    state.backend(), device};
   DLTensor& t = a->managed.dl_tensor;
   t.ndim = like.ndim;
   t.shape = a->shape.data();
@@ -48,7 +49,8 @@ AllocatedPtr allocate_like(const BackendState& state, const DLTensor& like) {
   AllocatedPtr owned(&a->managed);
   int64_t elements = 1;
   for (int32_t d = 0; d < like.ndim; ++d) elements *= like.shape[d];
-  const size_t bytes = static_cast<size_t>(elements) * ((like.dtype.bits * like.dtype.lanes + 7) / 8);
+  const size_t bytes =
+      static_cast<size_t>(elements) * ((like.dtype.bits * like.dtype.lanes + 7) / 8);
   if (bytes > 0) check(omnirt_malloc(state.backend(), device, bytes, &t.data));
   return owned;
 }
@@ -66,7 +68,8 @@ py::object run_op(const StatePtr& state, const std::string& name, const py::tupl
   if (out.is_none()) {
     if (in.size() == 0) {
       raise_error(OMNIRT_STATUS_INVALID_ARGUMENT,
-                  "op '" + name + "': without out=, the output is made like input 0, and there are no inputs");
+                  "op '" + name +
+                      "': without out=, the output is made like input 0, and there are no inputs");
     }
     allocated = allocate_like(*state, in.data()[0]);
     outputs.push_back(allocated->dl_tensor);

@@ -92,9 +92,9 @@ void delete_view(DLManagedTensor* self) {
 // must not be released after the interpreter is gone.
 struct Converters {
   bool torch_looked_up = false;
-  std::string torch_missing;       // why torch cannot be imported, once looked up
-  py::object torch_from_capsule;   // takes a "dltensor" capsule
-  py::object torch_from_dlpack;    // takes an object with __dlpack__ (stream handshake)
+  std::string torch_missing;      // why torch cannot be imported, once looked up
+  py::object torch_from_capsule;  // takes a "dltensor" capsule
+  py::object torch_from_dlpack;   // takes an object with __dlpack__ (stream handshake)
   py::object numpy_from_dlpack;
 };
 
@@ -169,7 +169,8 @@ py::capsule dlpack(const Tensor& self, py::object stream, py::object /*max_versi
                    py::object dl_device, py::object copy) {
   const DLDevice device = self.dl().device;
   if (!copy.is_none() && copy.cast<bool>()) {
-    throw py::buffer_error("omnirt.Tensor.__dlpack__: copy=True is not supported (it shares memory only)");
+    throw py::buffer_error(
+        "omnirt.Tensor.__dlpack__: copy=True is not supported (it shares memory only)");
   }
   if (!dl_device.is_none()) {
     const auto wanted = dl_device.cast<std::pair<int32_t, int32_t>>();
@@ -217,7 +218,8 @@ std::string dtype_name(DLDataType dtype) {
 py::object to_python(DLManagedTensor* managed, const HostPtr& host, omnirt_backend* backend,
                      OutputKind kind) {
   OwnedManaged owned(managed);
-  if (kind == OutputKind::kAuto) kind = torch_importable() ? OutputKind::kTorch : OutputKind::kDlpack;
+  if (kind == OutputKind::kAuto)
+    kind = torch_importable() ? OutputKind::kTorch : OutputKind::kDlpack;
   if (kind == OutputKind::kTorch && is_host_memory(managed->dl_tensor.device.device_type)) {
     // Host memory has no stream to order: the capsule goes straight to torch.
     const py::object& from_capsule = torch_converters().torch_from_capsule;
@@ -255,35 +257,49 @@ A tensor that OmniRT owns (a run's output when torch is not used).
 It shares memory with whatever reads it through DLPack: ``np.from_dlpack(t)``,
 ``torch.from_dlpack(t)``. It keeps the plugin that owns its memory loaded, so
 it stays valid after its Runtime is gone.)doc")
-      .def("__dlpack__", &dlpack, py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
-           py::arg("dl_device") = py::none(), py::arg("copy") = py::none(),
-           "Exports a DLPack capsule sharing this tensor's memory.")
-      .def("__dlpack_device__",
-           [](const Tensor& t) {
-             return py::make_tuple(static_cast<int32_t>(t.dl().device.device_type), t.dl().device.device_id);
-           },
-           "(DLPack device type, device id).")
-      .def_property_readonly("shape", [](const Tensor& t) { return int_tuple(t.dl().shape, t.dl().ndim); })
-      .def_property_readonly("strides", [](const Tensor& t) {
-        const DLTensor& dl = t.dl();
-        if (dl.strides != nullptr) return int_tuple(dl.strides, dl.ndim);
-        const std::vector<int64_t> compact = compact_strides(dl);
-        return int_tuple(compact.data(), dl.ndim);
-      }, "Strides in elements.")
+      .def("__dlpack__", &dlpack, py::arg("stream") = py::none(),
+           py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(),
+           py::arg("copy") = py::none(), "Exports a DLPack capsule sharing this tensor's memory.")
+      .def(
+          "__dlpack_device__",
+          [](const Tensor& t) {
+            return py::make_tuple(static_cast<int32_t>(t.dl().device.device_type),
+                                  t.dl().device.device_id);
+          },
+          "(DLPack device type, device id).")
+      .def_property_readonly("shape",
+                             [](const Tensor& t) { return int_tuple(t.dl().shape, t.dl().ndim); })
+      .def_property_readonly(
+          "strides",
+          [](const Tensor& t) {
+            const DLTensor& dl = t.dl();
+            if (dl.strides != nullptr) return int_tuple(dl.strides, dl.ndim);
+            const std::vector<int64_t> compact = compact_strides(dl);
+            return int_tuple(compact.data(), dl.ndim);
+          },
+          "Strides in elements.")
       .def_property_readonly("ndim", [](const Tensor& t) { return t.dl().ndim; })
       .def_property_readonly("dtype", [](const Tensor& t) { return dtype_name(t.dl().dtype); })
-      .def_property_readonly("device", [](const Tensor& t) { return device_text(t.dl().device); },
-                             "'cpu:0', 'cuda:1', ...")
-      .def_property_readonly("data_ptr", [](const Tensor& t) {
-        return reinterpret_cast<uintptr_t>(static_cast<const char*>(t.dl().data) + t.dl().byte_offset);
-      }, "Address of the first element.")
-      .def_property_readonly("nbytes", [](const Tensor& t) {
-        const DLDataType d = t.dl().dtype;
-        return numel(t.dl()) * ((d.bits * d.lanes + 7) / 8);
-      })
+      .def_property_readonly(
+          "device", [](const Tensor& t) { return device_text(t.dl().device); },
+          "'cpu:0', 'cuda:1', ...")
+      .def_property_readonly(
+          "data_ptr",
+          [](const Tensor& t) {
+            return reinterpret_cast<uintptr_t>(static_cast<const char*>(t.dl().data) +
+                                               t.dl().byte_offset);
+          },
+          "Address of the first element.")
+      .def_property_readonly("nbytes",
+                             [](const Tensor& t) {
+                               const DLDataType d = t.dl().dtype;
+                               return numel(t.dl()) * ((d.bits * d.lanes + 7) / 8);
+                             })
       .def("__repr__", [](const Tensor& t) {
-        return "omnirt.Tensor(shape=" + py::repr(int_tuple(t.dl().shape, t.dl().ndim)).cast<std::string>() +
-               ", dtype=" + dtype_name(t.dl().dtype) + ", device=" + device_text(t.dl().device) + ")";
+        return "omnirt.Tensor(shape=" +
+               py::repr(int_tuple(t.dl().shape, t.dl().ndim)).cast<std::string>() +
+               ", dtype=" + dtype_name(t.dl().dtype) + ", device=" + device_text(t.dl().device) +
+               ")";
       });
 }
 

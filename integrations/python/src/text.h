@@ -12,8 +12,8 @@ namespace omnirt_py {
 /// `s` (NULL reads as "") decoded as UTF-8; bytes that are not UTF-8 (a file
 /// name, say) are kept as surrogates, as Python does for OS strings.
 inline pybind11::str text(const char* s, size_t size) {
-  PyObject* str = PyUnicode_DecodeUTF8(s != nullptr ? s : "", static_cast<Py_ssize_t>(size),
-                                       "surrogateescape");
+  PyObject* str =
+      PyUnicode_DecodeUTF8(s != nullptr ? s : "", static_cast<Py_ssize_t>(size), "surrogateescape");
   if (str == nullptr) throw pybind11::error_already_set();
   return pybind11::reinterpret_steal<pybind11::str>(str);
 }

@@ -41,8 +41,8 @@ class TinyResNet(nn.Module):
 class Mlp(nn.Module):
     def __init__(self, width=64):
         super().__init__()
-        self.net = nn.Sequential(nn.Linear(32, width), nn.ReLU(), nn.Linear(width, width), nn.ReLU(),
-                                 nn.Linear(width, 8))
+        self.net = nn.Sequential(nn.Linear(32, width), nn.ReLU(), nn.Linear(width, width),
+                                 nn.ReLU(), nn.Linear(width, 8))
 
     def forward(self, x):
         return self.net(x)

@@ -5,7 +5,8 @@ import pytest
 torch = pytest.importorskip("torch")
 import _models  # noqa: E402
 import omnirt  # noqa: E402
-from omnirt.compat import BackendAttempt, BackendRuntime, Capabilities, resolve_backend  # noqa: E402
+from omnirt.compat import (BackendAttempt, BackendRuntime, Capabilities,  # noqa: E402
+                           resolve_backend)
 
 LEVELS = ["compile", "kernel_override", "eager"]
 STAT_KEYS = {"peak_bytes", "allocated_bytes", "reserved_bytes", "alloc_count", "free_count"}
@@ -52,7 +53,8 @@ def test_compile_selected_timeline(cpu):
     wrapped = cpu.wrap_module(model, "mlp")
     (entry,) = cpu.backend_timeline
     assert entry.module == "mlp" and levels(entry) == LEVELS
-    assert [(a.ok, a.selected) for a in entry.attempts] == [(True, True), (False, False), (False, False)]
+    assert [(a.ok, a.selected) for a in entry.attempts] == [
+        (True, True), (False, False), (False, False)]
     assert entry.attempts[0].reason is None
     assert entry.attempts[1].reason == entry.attempts[2].reason == "skipped: compile selected"
     x = torch.randn(3, 32)
@@ -140,6 +142,7 @@ def test_resolve_backend():
 
 
 def test_attempt_records():
-    assert BackendAttempt("eager", True) == BackendAttempt(level="eager", ok=True, reason=None, selected=False)
+    assert BackendAttempt("eager", True) == BackendAttempt(level="eager", ok=True, reason=None,
+                                                           selected=False)
     with pytest.raises(TypeError, match="needs ok"):
         BackendAttempt("eager")

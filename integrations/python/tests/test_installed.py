@@ -18,7 +18,8 @@ def test_installed_package_runs_from_the_prefix(paths):
     code = ("import json, omnirt\n"
             "rt = omnirt.Runtime(ignore_environment=True)\n"
             "print(json.dumps({'package': omnirt.__file__,\n"
-            "                  'backends': [[b.name, b.path, b.available] for b in rt.backends()]}))\n")
+            "                  'backends': [[b.name, b.path, b.available]\n"
+            "                               for b in rt.backends()]}))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          timeout=120)
     assert out.returncode == 0, out.stderr

@@ -146,7 +146,8 @@ def test_cpu_tensor_on_a_cuda_backend(backend):
 
 def test_objects_that_are_not_tensors(backend):
     m = backend.wrap_module(_models.make(_models.Mlp), tag="mlp")
-    with pytest.raises(omnirt.InvalidArgument, match="input 0: expected a tensor with __dlpack__.*list"):
+    with pytest.raises(omnirt.InvalidArgument,
+                       match="input 0: expected a tensor with __dlpack__.*list"):
         m([[0.0] * 32])
 
 

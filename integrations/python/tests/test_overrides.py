@@ -42,7 +42,8 @@ def test_exception_becomes_the_error_and_its_cause(backend):
     assert "does not like this shape" in str(caught.value.__cause__)
     # The next run is not blamed on the old exception.
     backend.register_override("fine", lambda x: x)
-    assert backend.wrap_module(GARBAGE, tag="fine")(torch.ones(1, device=torch_device(backend))).item() == 1
+    fine = backend.wrap_module(GARBAGE, tag="fine")
+    assert fine(torch.ones(1, device=torch_device(backend))).item() == 1
 
 
 @pytest.mark.parametrize("raised,expected", [
@@ -87,7 +88,8 @@ def test_bad_results(rt, np):
 def test_registration_errors(rt):
     b = rt.backend("cpu")
     b.register_override("softmax", lambda x: x)
-    with pytest.raises(omnirt.AlreadyExists, match="already has an embedder override for tag 'softmax'"):
+    with pytest.raises(omnirt.AlreadyExists,
+                       match="already has an embedder override for tag 'softmax'"):
         b.register_override("softmax", lambda x: x)
     with pytest.raises(omnirt.AlreadyExists, match="has a Python override already"):
         b.register_override("softmax", "softmax")
@@ -115,22 +117,23 @@ def test_unregistered_override_stays_with_earlier_modules(rt):
 
 
 def test_named_op_of_the_tags_name_with_attributes(backend):
+    def rms_norm(x, eps):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps)
+
+    def check(got, want):
+        synchronize(backend, torch)
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+
     x = torch.randn(2, 8, device=torch_device(backend))
     w = torch.ones(8, device=torch_device(backend))
     backend.register_override("rms_norm", "rms_norm", eps=0.5)
     m = backend.wrap_module(GARBAGE, tag="rms_norm")
     assert m.selected_tier == "override"
-    got = m(x, w)
-    synchronize(backend, torch)
-    torch.testing.assert_close(got, x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 0.5))
+    check(m(x, w), rms_norm(x, 0.5))
     # Explicit attributes win; unregistering drops the kept ones.
-    explicit = backend.wrap_module(GARBAGE, tag="rms_norm", attrs={"eps": 2.0})(x, w)
-    synchronize(backend, torch)
-    torch.testing.assert_close(explicit, x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 2.0))
+    check(backend.wrap_module(GARBAGE, tag="rms_norm", attrs={"eps": 2.0})(x, w), rms_norm(x, 2.0))
     backend.unregister_override("rms_norm")
-    default = backend.wrap_module(GARBAGE, tag="rms_norm")(x, w)
-    synchronize(backend, torch)
-    torch.testing.assert_close(default, x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6))
+    check(backend.wrap_module(GARBAGE, tag="rms_norm")(x, w), rms_norm(x, 1e-6))
 
 
 def test_named_op_for_another_tag(backend):
@@ -139,7 +142,7 @@ def test_named_op_for_another_tag(backend):
     x = torch.randn(3, 4, device=torch_device(backend))
     got = m(x)
     synchronize(backend, torch)
-    torch.testing.assert_close(got, torch.softmax(x, dim=0), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(got, torch.softmax(x, dim=0), rtol=1e-4, atol=1e-5)
 
 
 def test_override_referring_to_its_backend_is_collected():

@@ -18,8 +18,8 @@ SYSTEM_LIBRARIES = {"libstdc++.so.6", "libgcc_s.so.1", "libc.so.6", "libm.so.6",
 def test_extension_links_only_libomnirt(paths):
     if not paths["readelf"]:
         pytest.skip("no readelf")
-    dynamic = subprocess.run([paths["readelf"], "-d", "-W", paths["extension"]], capture_output=True,
-                             text=True, check=True, timeout=60).stdout
+    dynamic = subprocess.run([paths["readelf"], "-d", "-W", paths["extension"]],
+                             capture_output=True, text=True, check=True, timeout=60).stdout
     needed = set(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic))
     assert "libomnirt.so.1" in needed
     assert needed - {"libomnirt.so.1"} <= SYSTEM_LIBRARIES, needed
@@ -32,7 +32,8 @@ def test_import_and_runtime_load_no_torch():
     """``import omnirt`` + ``Runtime()`` over every in-tree plugin: torch and
     numpy are not imported and no libtorch is mapped (the time is the
     benchmark's to judge: bench/bench_overhead.py)."""
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "import_cost.py")
+    here = os.path.dirname(os.path.abspath(__file__))
+    script = os.path.join(here, "..", "bench", "import_cost.py")
     out = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     facts = json.loads(out.stdout)
@@ -61,18 +62,20 @@ def test_tensor_surface(dlpack_rt, np):
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     t = dlpack_rt.backend("cpu").op("softmax", x)
     assert isinstance(t, omnirt.Tensor)
-    assert (t.shape, t.strides, t.ndim, t.dtype, t.device, t.nbytes) == ((2, 3), (3, 1), 2, "float32",
-                                                                      "cpu:0", 24)
+    assert (t.shape, t.strides, t.ndim, t.dtype, t.device, t.nbytes) == (
+        (2, 3), (3, 1), 2, "float32", "cpu:0", 24)
     assert t.__dlpack_device__() == (1, 0)
     assert repr(t) == "omnirt.Tensor(shape=(2, 3), dtype=float32, device=cpu:0)"
     first, second = np.from_dlpack(t), np.from_dlpack(t)  # each export is its own capsule
-    assert first.__array_interface__["data"][0] == second.__array_interface__["data"][0] == t.data_ptr
+    addresses = {a.__array_interface__["data"][0] for a in (first, second)}
+    assert addresses == {t.data_ptr}
     assert np.allclose(first.sum(axis=1), 1.0)
     with pytest.raises(BufferError, match="copy=True"):
         t.__dlpack__(copy=True)
     with pytest.raises(BufferError, match="another device"):
         t.__dlpack__(dl_device=(2, 0))
-    assert type(t.__dlpack__(max_version=(1, 0), dl_device=(1, 0), copy=False)).__name__ == "PyCapsule"
+    capsule = t.__dlpack__(max_version=(1, 0), dl_device=(1, 0), copy=False)
+    assert type(capsule).__name__ == "PyCapsule"
 
 
 def test_tensor_as_input(dlpack_rt, np):

@@ -27,7 +27,8 @@ def test_backends_are_the_probes(rt, paths):
         assert (mine.features, mine.dtypes, mine.module_formats, mine.vendor, mine.device_type) == (
             caps["features"], caps["dtypes"], caps["module_formats"], caps["vendor"],
             caps["dl_device_type"])
-        assert [list(s) for s in mine.op_sets] == [[s["name"], s["version"]] for s in caps["op_sets"]]
+        assert [list(s) for s in mine.op_sets] == [
+            [s["name"], s["version"]] for s in caps["op_sets"]]
         assert [d.name for d in mine.devices] == [d["name"] for d in theirs["devices"]]
 
 
@@ -38,11 +39,13 @@ def test_cpu_backend_facts(rt):
     assert {"modules", "compile", "named_ops", "memory_stats", "mem_info"} <= set(info.features)
     assert "f32" in info.dtypes and "torchscript" in info.module_formats
     assert ("omnirt.nn", 1) in info.op_sets
-    assert len(cpu.devices) == 1 and cpu.devices[0].index == 0 and cpu.devices[0].total_memory_bytes > 0
+    (device,) = cpu.devices
+    assert device.index == 0 and device.total_memory_bytes > 0
     caps = cpu.capabilities
     assert caps.features == info.features and caps.device_count == 1
-    assert set(caps.as_dict()) == {"vendor", "device_type", "dl_device_type", "device_count", "features",
-                                   "dtypes", "module_formats", "op_sets", "overridden_ops"}
+    assert set(caps.as_dict()) == {"vendor", "device_type", "dl_device_type", "device_count",
+                                   "features", "dtypes", "module_formats", "op_sets",
+                                   "overridden_ops"}
     # "auto": the first available by priority (all 0 here), then name.
     assert rt.backend("auto") is cpu and rt.backend(None) is cpu
 

@@ -98,7 +98,10 @@ def test_timeline(tmp_path, scripted, backend_name, policy, compile, override, l
                     (a.tier, a.ok, a.selected, a.status, a.reason) for a in m.timeline]
         if m.selected_tier == "override":
             detail = entry["attempts"][-1]["detail"]
-            assert detail == "embedder override" if override == "callable" else "op 'rms_norm'" in detail
+            if override == "callable":
+                assert detail == "embedder override"
+            else:
+                assert "op 'rms_norm'" in detail
 
         # Whatever tier runs, it computes rms_norm.
         torch.manual_seed(0)
@@ -106,4 +109,4 @@ def test_timeline(tmp_path, scripted, backend_name, policy, compile, override, l
         w = torch.rand(16, device=device) + 0.5
         y = m(x, w)
         synchronize(b, torch)
-        torch.testing.assert_close(y, _models.RmsNorm()(x, w), rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(y, _models.RmsNorm()(x, w), rtol=1e-4, atol=1e-5)

@@ -90,4 +90,4 @@ def test_op_in_place_output(backend):
     assert got is out
     synchronize(backend, torch)
     expected = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
-    torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(out, expected, rtol=1e-4, atol=1e-5)
