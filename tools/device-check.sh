@@ -8,7 +8,8 @@
 # the others would pass $OUT's 8 files) builds the Python package omnirt for
 # this machine's python3 (PyTorch's) in the same build directory and runs its
 # pytest suite, cuda tests included (`pytest -m cuda` selects those), and its
-# overhead benchmark on the cuda backend: logs python.log, bench_python.txt.
+# overhead benchmark on the cpu and the cuda backend: logs python.log,
+# bench_python.txt.
 #
 # Environment:
 #   OUT    where logs go (default: build-device/out); at most 8 files
@@ -163,7 +164,7 @@ bench() {
 
 # The Python package for this machine's python3: configured into the same
 # tree (pybind11 from pip), built with the backends it runs on, tested
-# (cpu and cuda), then benchmarked on cuda.
+# (cpu and cuda), then benchmarked on both.
 python_check() {
   setup
   local py pybind11_dir
@@ -189,6 +190,7 @@ python_check() {
   grep -E "passed|failed|error" "$OUT/python.log" | tail -n 1 | tee -a "$LOG"
   run python.log 600 "$py" -m pytest -q -rs -p no:cacheprovider --rootdir "$tests" -m "not cuda" "$tests"
   grep -E "passed|failed|error" "$OUT/python.log" | tail -n 1 | tee -a "$LOG"
+  run bench_python.txt 300 "$py" "$ROOT/integrations/python/bench/bench_overhead.py" --device cpu
   run bench_python.txt 300 "$py" "$ROOT/integrations/python/bench/bench_overhead.py" --device cuda
   cat "$OUT/bench_python.txt" >>"$LOG"
 }

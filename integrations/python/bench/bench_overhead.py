@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """What the Python package adds, measured against baselines in the same run.
 
-usage: PYTHONPATH=<build>/python bench_overhead.py [--quick] [--device cpu|cuda]
+usage: PYTHONPATH=<build>/python bench_overhead.py [--quick] [--device cpu|cuda] [--threads N]
 
 1. ``import omnirt`` + ``Runtime()`` over every in-tree plugin, in fresh
    interpreters (median of 7): milliseconds, and whether libtorch got mapped
@@ -74,6 +74,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run)")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument("--threads", type=int, default=0,
+                        help="libtorch intra-op threads for both sides (default: as configured)")
     args = parser.parse_args()
 
     ms, fastest, libtorch, torch_imported, backends = import_and_runtime(3 if args.quick else 7)
@@ -91,6 +93,11 @@ def main():
     backend = rt.backend(args.device)
     device = "cpu" if args.device == "cpu" else "cuda:0"
     sync = (lambda: None) if device == "cpu" else torch.cuda.synchronize
+    # The engine sets libtorch's threads when it loads: load it first, then
+    # set them for both sides (they share one libtorch).
+    backend.wrap_module(torch.jit.script(torch.nn.Identity()), compile=False)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     print(f"backend {backend.name}, torch {torch.__version__}, {torch.get_num_threads()} threads")
 
     torch.manual_seed(0)

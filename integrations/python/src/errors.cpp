@@ -41,6 +41,9 @@ void raise_error(omnirt_status status, const std::string& message, const std::st
 }
 
 void stash_override_exception() {
+#if PY_VERSION_HEX >= 0x030C0000  // 3.12 keeps one normalized exception
+  PyObject* value = PyErr_GetRaisedException();
+#else
   PyObject* type = nullptr;
   PyObject* value = nullptr;
   PyObject* traceback = nullptr;
@@ -49,6 +52,7 @@ void stash_override_exception() {
   if (value != nullptr && traceback != nullptr) PyException_SetTraceback(value, traceback);
   Py_XDECREF(type);
   Py_XDECREF(traceback);
+#endif
   Py_XDECREF(std::exchange(stashed_exception, value));
 }
 
