@@ -8,7 +8,8 @@ Each method, and what it does here:
 seed ``BackendRuntime``                     here
 ==========================================  ======================================================
 ``name``, ``device_name``                   the backend's name (``"cpu"``, ``"cuda"``); its
-                                            torch device type (``"cpu"``, ``"cuda"``)
+                                            torch device type (``"cpu"``, ``"cuda"``, ``"npu"``,
+                                            ``"mlu"``)
 ``is_available()``                          whether the host found the backend and it can run
                                             here; never raises (``unavailable_reason`` says why)
 ``capabilities()``                          :class:`Capabilities`: ``dtype_options``
@@ -51,6 +52,9 @@ _LEVELS = {"compile": "compile", "override": "kernel_override", "eager": "eager"
 _DTYPES = {"f32": "fp32", "f16": "fp16", "bf16": "bf16", "f64": "fp64", "i8": "int8",
            "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "bool": "bool"}
 _TORCH_DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "fp64": "float64"}
+#: torch's device type for backends whose memory DLPack calls kDLExtDev, by vendor
+#: (torch_npu's and torch_mlu's names).
+_EXT_DEVICES = {"huawei-ascend": "npu", "cambricon": "mlu"}
 
 
 class _Plain:
@@ -124,7 +128,10 @@ class BackendRuntime:
             self.name = self._backend.name
         except errors.Error as e:
             self.unavailable_reason = e.message
-        self._device_type = self._backend.capabilities.device_type if self._backend else "cpu"
+        self._device_type = "cpu"
+        if self._backend is not None:
+            caps = self._backend.capabilities
+            self._device_type = _EXT_DEVICES.get(caps.vendor, caps.device_type)
 
     @property
     def device_name(self):

@@ -40,6 +40,22 @@ def test_is_available_never_raises():
         assert BackendRuntime(info.name, runtime=rt).is_available() is info.available
 
 
+def test_vendor_backend_on_its_simulated_runtime(paths, tmp_path):
+    library = paths["simulated_runtimes"].get("ascend")
+    if library is None:
+        pytest.skip("the simulated vendor runtimes (tests/vendors) are not built")
+    config = tmp_path / "omnirt.yaml"
+    config.write_text(f"backends:\n  ascend:\n    options: {{library: \"{library}\"}}\n")
+    ascend = BackendRuntime("ascend", config=config, ignore_environment=True)
+    assert ascend.is_available(), ascend.unavailable_reason
+    assert ascend.device_name == "npu"  # torch_npu's name for its memory (DLPack: kDLExtDev)
+    caps = ascend.capabilities()
+    assert caps.device == "npu" and caps.device_count >= 1 and caps.compile_available is False
+    assert set(ascend.memory_stats()) <= STAT_KEYS
+    assert ascend.available_memory_gb() > 0
+    ascend.synchronize()
+
+
 def test_capabilities_cover_the_dtypes(cpu):
     caps = cpu.capabilities()
     assert isinstance(caps, Capabilities)
