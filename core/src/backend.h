@@ -65,6 +65,12 @@ namespace omnirt {
 /// The backend's device count, asked from the plugin once and then cached.
 omnirt_status known_device_count(omnirt_backend& backend, int32_t* count) noexcept;
 
+/// The OMNIRT_FEATURE_* bits that both a plugin of packed ABI version
+/// `plugin_abi` and this host define.
+constexpr uint64_t features_known_to(uint32_t plugin_abi) noexcept {
+  return OMNIRT_VERSION_MINOR(plugin_abi) == 0 ? OMNIRT_FEATURES_1_0 : OMNIRT_FEATURES_1_1;
+}
+
 }  // namespace omnirt
 
 #endif  // OMNIRT_CORE_BACKEND_H_

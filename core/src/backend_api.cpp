@@ -35,6 +35,8 @@ omnirt_status omnirt_get_capabilities(omnirt_backend* backend, omnirt_capabiliti
   auto full = sized_struct<omnirt_capabilities>();
   OMNIRT_RETURN_IF_ERROR(call_slot<&V::get_capabilities>(*backend, "get_capabilities", &full));
   full.struct_size = sizeof full;
+  // Bits the plugin's ABI minor does not define are not features it has.
+  full.features &= omnirt::features_known_to(backend->abi_version);
   if (full.vendor == nullptr) full.vendor = "";
   if (full.module_formats == nullptr) full.num_module_formats = 0;
   return write_sized(caps, full, kCall, "omnirt_capabilities");

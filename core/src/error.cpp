@@ -54,6 +54,7 @@ const char* omnirt_status_name(omnirt_status status) {
     case OMNIRT_STATUS_ALREADY_EXISTS: return "ALREADY_EXISTS";
     case OMNIRT_STATUS_OUT_OF_RANGE: return "OUT_OF_RANGE";
     case OMNIRT_STATUS_DEVICE_LOST: return "DEVICE_LOST";
+    case OMNIRT_STATUS_TIMEOUT: return "TIMEOUT";
     default: return "UNKNOWN_STATUS";
   }
 }

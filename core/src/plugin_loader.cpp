@@ -159,9 +159,13 @@ class PluginLoad {
     }
     // Copy what both sides know into a zeroed full-size vtable: slots of an
     // older minor's shorter vtable read as NULL, a newer minor's extra slots
-    // are never seen.
+    // are never seen. A plugin of ABI 1.0 has no 1.1 slots, whatever its
+    // struct_size claims: what lies there is not a slot.
+    const size_t known = OMNIRT_VERSION_MINOR(plugin_vtable_->abi_version) == 0
+                             ? kVtableSize_1_0
+                             : std::min(size, sizeof vtable_);
     std::memset(&vtable_, 0, sizeof vtable_);
-    std::memcpy(&vtable_, plugin_vtable_, std::min(size, sizeof vtable_));
+    std::memcpy(&vtable_, plugin_vtable_, known);
 
     std::vector<std::string_view> missing;
     for (const RequiredSlot& slot : kRequiredSlots) {

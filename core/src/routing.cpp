@@ -194,6 +194,15 @@ omnirt_status omnirt_stream_wait_event(omnirt_backend* backend, omnirt_stream* s
   return call_slot<&V::stream_wait_event>(*backend, "stream_wait_event", stream, event);
 }
 
+omnirt_status omnirt_stream_get_default(omnirt_backend* backend, int32_t device, omnirt_stream** stream) {
+  constexpr const char* kCall = "omnirt_stream_get_default";
+  OMNIRT_RETURN_IF_ERROR(require_usable(backend, kCall));
+  OMNIRT_RETURN_IF_ERROR(require_non_null(stream, kCall, "stream"));
+  *stream = nullptr;
+  OMNIRT_RETURN_IF_ERROR(require_device(*backend, device, kCall));
+  return call_slot<&V::stream_get_default>(*backend, "stream_get_default", device, stream);
+}
+
 // --- events -------------------------------------------------------------
 
 omnirt_status omnirt_event_create(omnirt_backend* backend, int32_t device, omnirt_event** event) {

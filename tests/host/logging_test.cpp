@@ -30,7 +30,7 @@ TEST(Logging, DefaultLevelIsWarn) {
 TEST(Logging, LevelFromTheEnvironment) {
   ScopedEnv level("OMNIRT_LOG_LEVEL", std::string("info"));
   const std::string log = log_of_host_creation(OMNIRT_HOST_SKIP_INSTALLED_DIR);
-  EXPECT_THAT(log, HasSubstr("[omnirt] [info] loaded backend 'good' 1.0.0 (ABI 1.0)"));
+  EXPECT_THAT(log, HasSubstr("[omnirt] [info] loaded backend 'good' 1.0.0 (ABI 1.1)"));
   EXPECT_THAT(log, Not(HasSubstr("[debug]")));
 }
 

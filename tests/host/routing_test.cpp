@@ -522,9 +522,10 @@ TEST_F(RoutingTest, NewerMinorPluginIsRoutedThroughTheSlotsBothKnow) {
 TEST(ErrorsAndVersions, StatusNamesAreStable) {
   const char* names[] = {"OK",           "INVALID_ARGUMENT", "NOT_FOUND", "NOT_SUPPORTED",
                          "UNAVAILABLE",  "OUT_OF_MEMORY",    "INCOMPATIBLE", "INTERNAL",
-                         "NOT_READY",    "ALREADY_EXISTS",   "OUT_OF_RANGE", "DEVICE_LOST"};
-  for (int32_t status = 0; status < 12; ++status) EXPECT_STREQ(omnirt_status_name(status), names[status]);
-  EXPECT_STREQ(omnirt_status_name(12), "UNKNOWN_STATUS");
+                         "NOT_READY",    "ALREADY_EXISTS",   "OUT_OF_RANGE", "DEVICE_LOST",
+                         "TIMEOUT"};
+  for (int32_t status = 0; status < 13; ++status) EXPECT_STREQ(omnirt_status_name(status), names[status]);
+  EXPECT_STREQ(omnirt_status_name(13), "UNKNOWN_STATUS");
   EXPECT_STREQ(omnirt_status_name(-1), "UNKNOWN_STATUS");
 }
 

@@ -4,8 +4,20 @@
  * A plugin is a shared object named libomnirt_backend_<name>.so that exports
  * exactly one symbol, OMNIRT_BACKEND_ENTRY_SYMBOL. The host calls it once
  * after dlopen, offering the ABI range it speaks; the plugin answers with a
- * vtable whose abi_version lies in that range. The host validates the vtable
- * (struct_size, required slots, name) before it uses it.
+ * vtable of the ABI version it implements, which must have the host's major.
+ * Any minor of that major is accepted, older or newer than the host's: the
+ * host uses only the slots that lie inside both its own vtable and the
+ * plugin's struct_size. The host validates the vtable (struct_size, required
+ * slots, name) before it uses it.
+ *
+ * Work is stream-ordered. Slots that take an `omnirt_stream*` (module runs,
+ * named ops, async copies and sets, collectives) enqueue their work on that
+ * stream, or on the device's default stream when it is NULL, and may return
+ * before the work completes; their outputs are valid in stream order. A
+ * caller waits with stream_synchronize, event_record + event_synchronize, or
+ * device_synchronize (ABI 1.0 plugins: the only way for the default stream;
+ * 1.1: stream_get_default names it). A backend whose work is synchronous (the
+ * cpu backend without a stream) simply completes before returning.
  *
  * The numbered rules every plugin must follow are in abi/PLUGIN_RULES.md; the
  * most important ones are repeated on the slots below. In short:
@@ -99,7 +111,10 @@ typedef struct omnirt_backend_create_args {
 typedef struct omnirt_backend_vtable {
   /** sizeof(omnirt_backend_vtable) as the plugin was compiled. */
   size_t struct_size;
-  /** Packed ABI version this vtable implements; within the host's range. */
+  /**
+   * Packed ABI version this vtable implements: the host's major, any minor
+   * (OMNIRT_ABI_VERSION of the headers the plugin was built with).
+   */
   uint32_t abi_version;
   /**
    * Backend name: [a-z0-9_]{1,32}, equal to <name> in the file name
@@ -283,8 +298,13 @@ typedef struct omnirt_backend_vtable {
    * has more outputs than output_capacity, returns OUT_OF_RANGE with
    * *num_outputs set to the number needed and no outputs written. A wrong
    * input is INVALID_ARGUMENT naming the input, expected and actual.
-   * `stream` may be NULL (the device's default stream). Safe to call
-   * concurrently on one executable.
+   * Safe to call concurrently on one executable.
+   *
+   * Stream contract: the run is enqueued on `stream` (NULL: the device's
+   * default stream) and may return before it completes. The inputs must stay
+   * valid and unchanged, and the outputs must not be read, until the work
+   * enqueued so far on that stream completes (see the file comment for how
+   * to wait); an output's deleter may be called at any time after return.
    */
   omnirt_status (*executable_run)(omnirt_backend_state* state,
                                   omnirt_executable* executable,
@@ -313,13 +333,116 @@ typedef struct omnirt_backend_vtable {
   /**
    * OPTIONAL. Runs named op `name` on DLPack tensors: reads `inputs`, writes
    * into the caller-allocated `outputs` (shapes set by the caller). Unknown
-   * op: NOT_FOUND. `stream` may be NULL. Attributes are borrowed.
+   * op: NOT_FOUND. Attributes are borrowed. Enqueued on `stream` (NULL: the
+   * device's default stream) like executable_run: it may return before the
+   * outputs are written, which they are in stream order.
    */
   omnirt_status (*op_run)(omnirt_backend_state* state, const char* name,
                           const DLTensor* inputs, size_t num_inputs,
                           DLTensor* outputs, size_t num_outputs,
                           const omnirt_op_attr* attrs, size_t num_attrs,
                           omnirt_stream* stream);
+
+  /* ====================================================================== */
+  /* ABI 1.1. The host reads a slot below only when the plugin's struct_size */
+  /* covers it and the plugin's abi_version is 1.1 or newer; otherwise it   */
+  /* treats the slot as NULL and the feature bit as clear.                  */
+  /* ====================================================================== */
+
+  /* --- OPTIONAL default stream (DEFAULT_STREAM) ------------------------- */
+
+  /**
+   * OPTIONAL (1.1). The stream that a NULL `stream` argument stands for on
+   * `device`, as a handle that can be passed wherever a stream is taken
+   * (event_record, stream_wait_event, stream_synchronize, stream_query, ...)
+   * except stream_destroy. Work a slot enqueues "on NULL" is ordered on it,
+   * so a caller can time or wait for such work. Owned by the backend; the
+   * same handle for every call with one device; valid as long as `state`.
+   */
+  omnirt_status (*stream_get_default)(omnirt_backend_state* state, int32_t device,
+                                      omnirt_stream** stream);
+
+  /* --- OPTIONAL output names (OUTPUT_NAMES) ----------------------------- */
+
+  /**
+   * OPTIONAL (1.1). The name of `output`, one of the tensors executable_run of
+   * `executable` returned: the key of a dict entry when the module returns a
+   * dict (flattened in key order), else "". *name is a NUL-terminated UTF-8
+   * string owned by the output: valid until the output's deleter runs.
+   * INVALID_ARGUMENT when `output` did not come from this executable.
+   */
+  omnirt_status (*output_name)(omnirt_backend_state* state, omnirt_executable* executable,
+                               const DLManagedTensor* output, const char** name);
+
+  /* --- OPTIONAL collectives (COLLECTIVES) ------------------------------- */
+  /*
+   * Communicators route to the vendor's collective library (NCCL, HCCL, CNCL,
+   * gloo). Buffers are device memory of the backend on the communicator's
+   * device; `count` is in elements of `dtype` (an omnirt_dtype), `op` an
+   * omnirt_reduce_op. Every collective is enqueued on `stream` (NULL: the
+   * default stream of the communicator's device) and follows the stream
+   * contract of the file comment. Every rank must call the same collectives
+   * in the same order with matching counts and dtypes; a mismatch the library
+   * can detect is INVALID_ARGUMENT. A rank that does not join within the
+   * communicator's time limit makes the others fail with TIMEOUT naming it.
+   * Communicators may be used from any thread, but one communicator's
+   * collectives must not be issued from two threads at once.
+   */
+
+  /**
+   * OPTIONAL (1.1). Joins the group described by `args` as rank args->rank,
+   * meeting the other ranks through args->store. Blocks until every rank
+   * arrived (TIMEOUT naming the missing ranks after args->timeout_ms).
+   */
+  omnirt_status (*comm_create)(omnirt_backend_state* state,
+                               const omnirt_comm_create_args* args, omnirt_comm** comm);
+  /**
+   * OPTIONAL (1.1). Makes a group of `num_devices` ranks in this process,
+   * rank i on devices[i], and writes their communicators to comms[0..n).
+   * Collectives on several of them from one thread must be issued between
+   * group_start and group_end.
+   */
+  omnirt_status (*comm_create_local)(omnirt_backend_state* state, const int32_t* devices,
+                                     size_t num_devices, omnirt_comm** comms);
+  /** OPTIONAL (1.1). Waits for the communicator's enqueued work, then destroys it. NULL is a no-op. */
+  omnirt_status (*comm_destroy)(omnirt_backend_state* state, omnirt_comm* comm);
+  /** OPTIONAL (1.1). recv[i] = op over ranks of send[i], i < count, on every rank. send may equal recv. */
+  omnirt_status (*all_reduce)(omnirt_backend_state* state, omnirt_comm* comm,
+                              const void* send, void* recv, size_t count, int32_t dtype,
+                              int32_t op, omnirt_stream* stream);
+  /** OPTIONAL (1.1). recv[r * send_count + i] = send[i] of rank r, on every rank. */
+  omnirt_status (*all_gather)(omnirt_backend_state* state, omnirt_comm* comm,
+                              const void* send, void* recv, size_t send_count, int32_t dtype,
+                              omnirt_stream* stream);
+  /** OPTIONAL (1.1). recv[i] = op over ranks of send[rank * recv_count + i], i < recv_count. */
+  omnirt_status (*reduce_scatter)(omnirt_backend_state* state, omnirt_comm* comm,
+                                  const void* send, void* recv, size_t recv_count,
+                                  int32_t dtype, int32_t op, omnirt_stream* stream);
+  /** OPTIONAL (1.1). recv = send of rank `root`, on every rank (send is read on root only). */
+  omnirt_status (*broadcast)(omnirt_backend_state* state, omnirt_comm* comm,
+                             const void* send, void* recv, size_t count, int32_t dtype,
+                             int32_t root, omnirt_stream* stream);
+  /** OPTIONAL (1.1). Sends `count` elements to rank `peer`, which calls recv. */
+  omnirt_status (*send)(omnirt_backend_state* state, omnirt_comm* comm, const void* buffer,
+                        size_t count, int32_t dtype, int32_t peer, omnirt_stream* stream);
+  /** OPTIONAL (1.1). Receives `count` elements from rank `peer`, which calls send. */
+  omnirt_status (*recv)(omnirt_backend_state* state, omnirt_comm* comm, void* buffer,
+                        size_t count, int32_t dtype, int32_t peer, omnirt_stream* stream);
+  /**
+   * OPTIONAL (1.1). Collectives the calling thread issues until group_end
+   * are launched together (NCCL's ncclGroupStart): needed to drive several
+   * local communicators, or a send and a recv, from one thread. Groups nest.
+   */
+  omnirt_status (*group_start)(omnirt_backend_state* state);
+  /** OPTIONAL (1.1). Ends the calling thread's group and launches its collectives. */
+  omnirt_status (*group_end)(omnirt_backend_state* state);
+  /**
+   * OPTIONAL (1.1). Writes the collective library and its version, NUL-
+   * terminated UTF-8 ("NCCL 2.21.5", "gloo (TCP)"), into `text`. May load the
+   * library (first real use); UNAVAILABLE with the reason when it is absent.
+   */
+  omnirt_status (*collectives_library)(omnirt_backend_state* state, char* text,
+                                       size_t capacity);
 } omnirt_backend_vtable;
 
 /**

@@ -9,6 +9,13 @@
  * Threads: a host may be used from any number of threads at once, except
  * omnirt_host_destroy, which must not race with other calls on that host.
  * Handles (omnirt_backend*) stay valid until their host is destroyed.
+ *
+ * Work is stream-ordered (backend.h, file comment): omnirt_module_run,
+ * omnirt_op_run, async copies and collectives enqueue on a stream (NULL: the
+ * device's default stream) and may return before the device finishes. Wait
+ * with omnirt_stream_synchronize on the stream (for NULL, the handle
+ * omnirt_stream_get_default returns), an event recorded after the work, or
+ * omnirt_device_synchronize, which works with every backend.
  */
 #ifndef OMNIRT_HOST_H_
 #define OMNIRT_HOST_H_
@@ -321,6 +328,16 @@ OMNIRT_EXPORT omnirt_status omnirt_stream_synchronize(omnirt_backend* backend,
 /** OK if idle, NOT_READY if busy. */
 OMNIRT_EXPORT omnirt_status omnirt_stream_query(omnirt_backend* backend,
                                                 omnirt_stream* stream);
+/**
+ * ABI 1.1. The stream a NULL stream argument stands for on `device`
+ * (omnirt_backend_vtable::stream_get_default), so that work enqueued "on
+ * NULL" can be timed with events and waited for. Owned by the backend; never
+ * destroy it. NOT_SUPPORTED when the backend lacks OMNIRT_FEATURE_DEFAULT_STREAM
+ * (every ABI 1.0 plugin): then omnirt_device_synchronize waits for such work.
+ */
+OMNIRT_EXPORT omnirt_status omnirt_stream_get_default(omnirt_backend* backend,
+                                                      int32_t device,
+                                                      omnirt_stream** stream);
 /** Makes later work on `stream` wait for `event`. */
 OMNIRT_EXPORT omnirt_status omnirt_stream_wait_event(omnirt_backend* backend,
                                                      omnirt_stream* stream,
@@ -399,7 +416,12 @@ OMNIRT_EXPORT omnirt_status omnirt_register_override(omnirt_backend* backend,
 OMNIRT_EXPORT omnirt_status omnirt_unregister_override(omnirt_backend* backend,
                                                        const char* tag);
 
-/** Skip the compile tier for this call (like OMNIRT_DISABLE_COMPILE=1). */
+/**
+ * Skip the compile tier for this call. The process-wide switch, the
+ * environment variable OMNIRT_DISABLE_COMPILE=1, is read once when a host is
+ * created (like every OMNIRT_* variable): setting it later changes nothing for
+ * hosts that exist. Use this flag to decide per call.
+ */
 #define OMNIRT_WRAP_DISABLE_COMPILE (1u << 0)
 
 /** Options of omnirt_wrap_module. Pointers are borrowed for the call. */
@@ -440,8 +462,9 @@ typedef struct omnirt_attempt {
 /**
  * Wraps a module on `backend`: tries the tiers in the policy order for `tag`
  * (configuration `wrap_module.policies`, default compile -> override ->
- * eager; compile skipped when disabled by config, OMNIRT_DISABLE_COMPILE=1 or
- * OMNIRT_WRAP_DISABLE_COMPILE) and keeps the first that succeeds. Every
+ * eager; compile skipped when disabled by config, by OMNIRT_DISABLE_COMPILE=1
+ * as it was when the host was created, or by OMNIRT_WRAP_DISABLE_COMPILE) and
+ * keeps the first that succeeds. Every
  * attempt is timed and recorded; exactly one is selected. The override tier
  * is the embedder's override for `tag`, else the named op `tag` (the
  * backend's own kernel, else the base implementation). A named op serving
@@ -460,6 +483,15 @@ OMNIRT_EXPORT omnirt_status omnirt_wrap_module(omnirt_backend* backend,
                                                omnirt_module** module);
 /** Destroys a wrapped module. Accepts NULL. */
 OMNIRT_EXPORT void omnirt_module_destroy(omnirt_module* module);
+/**
+ * ABI 1.1. The name of `output`, a tensor omnirt_module_run of `module`
+ * returned: a dict output's key, or "" for a positional output and for every
+ * output of a backend without OMNIRT_FEATURE_OUTPUT_NAMES. *name is owned by
+ * the output and valid until its deleter runs.
+ */
+OMNIRT_EXPORT omnirt_status omnirt_module_output_name(const omnirt_module* module,
+                                                      const DLManagedTensor* output,
+                                                      const char** name);
 /** Number of attempts in the module's timeline entry. */
 OMNIRT_EXPORT size_t omnirt_module_attempt_count(const omnirt_module* module);
 /** Attempt `index` of the module's timeline entry (caller sets out->struct_size). */
@@ -470,8 +502,19 @@ OMNIRT_EXPORT omnirt_status omnirt_module_get_attempt(const omnirt_module* modul
  * Runs a wrapped module; same contract as omnirt_backend_vtable::executable_run
  * (owned outputs, OUT_OF_RANGE when output_capacity is too small). Inputs are
  * validated (device, dtype, shape) with INVALID_ARGUMENT naming the input,
- * the expected and the actual value. `stream` and `report` may be NULL; with a
- * report, the run's time, outputs summary and any error are recorded.
+ * the expected and the actual value. `stream` and `report` may be NULL.
+ *
+ * Without a report the run is enqueued on `stream` (NULL: the device's
+ * default stream) and the call may return before it completes (file
+ * comment). With a report the call returns only once the run's work has
+ * completed, and the report records the run's wall time to completion, its
+ * device time where the backend can time events on that stream, the outputs
+ * summary and any error (docs/run-report.md). It waits as
+ * omnirt::CompletionTimer (omnirt/cpp/host.hpp) does: for an event recorded
+ * after the run, else for the stream, else, for a NULL stream on a backend
+ * without OMNIRT_FEATURE_DEFAULT_STREAM (every ABI 1.0 plugin), with
+ * omnirt_device_synchronize, which also waits for the device's other streams.
+ * A wait that fails fails the call, with the outputs released.
  * Safe to call concurrently on one module.
  */
 OMNIRT_EXPORT omnirt_status omnirt_module_run(omnirt_module* module,
@@ -510,6 +553,65 @@ OMNIRT_EXPORT omnirt_status omnirt_op_resolve(omnirt_backend* backend, const cha
 OMNIRT_EXPORT omnirt_status omnirt_list_overridden_ops(omnirt_backend* backend,
                                                        const char** names,
                                                        size_t capacity, size_t* count);
+
+/* ------------------------------------------------------------------------ */
+/* ABI 1.1: collectives. Each routes to the backend's slot of the same name  */
+/* (backend.h has the semantics); a backend without                         */
+/* OMNIRT_FEATURE_COLLECTIVES answers NOT_SUPPORTED. Communicators belong   */
+/* to the backend that made them and must be destroyed before its host.     */
+/* ------------------------------------------------------------------------ */
+
+/** Joins a group of args->nranks ranks as args->rank (rendezvous through args->store). */
+OMNIRT_EXPORT omnirt_status omnirt_comm_create(omnirt_backend* backend,
+                                               const omnirt_comm_create_args* args,
+                                               omnirt_comm** comm);
+/** Makes one communicator per device of this process: rank i on devices[i]. */
+OMNIRT_EXPORT omnirt_status omnirt_comm_create_local(omnirt_backend* backend,
+                                                     const int32_t* devices,
+                                                     size_t num_devices,
+                                                     omnirt_comm** comms);
+/** Waits for a communicator's work and destroys it. NULL is a no-op. */
+OMNIRT_EXPORT omnirt_status omnirt_comm_destroy(omnirt_backend* backend, omnirt_comm* comm);
+/** All-reduce of `count` elements; `dtype` an omnirt_dtype, `op` an omnirt_reduce_op. */
+OMNIRT_EXPORT omnirt_status omnirt_all_reduce(omnirt_backend* backend, omnirt_comm* comm,
+                                              const void* send, void* recv, size_t count,
+                                              int32_t dtype, int32_t op,
+                                              omnirt_stream* stream);
+/** All-gather: every rank receives nranks * send_count elements. */
+OMNIRT_EXPORT omnirt_status omnirt_all_gather(omnirt_backend* backend, omnirt_comm* comm,
+                                              const void* send, void* recv,
+                                              size_t send_count, int32_t dtype,
+                                              omnirt_stream* stream);
+/** Reduce-scatter: every rank receives its recv_count-element share of the reduction. */
+OMNIRT_EXPORT omnirt_status omnirt_reduce_scatter(omnirt_backend* backend, omnirt_comm* comm,
+                                                  const void* send, void* recv,
+                                                  size_t recv_count, int32_t dtype,
+                                                  int32_t op, omnirt_stream* stream);
+/** Broadcast of `count` elements from rank `root`. */
+OMNIRT_EXPORT omnirt_status omnirt_broadcast(omnirt_backend* backend, omnirt_comm* comm,
+                                             const void* send, void* recv, size_t count,
+                                             int32_t dtype, int32_t root,
+                                             omnirt_stream* stream);
+/** Point-to-point send to rank `peer`. */
+OMNIRT_EXPORT omnirt_status omnirt_send(omnirt_backend* backend, omnirt_comm* comm,
+                                        const void* buffer, size_t count, int32_t dtype,
+                                        int32_t peer, omnirt_stream* stream);
+/** Point-to-point receive from rank `peer`. */
+OMNIRT_EXPORT omnirt_status omnirt_recv(omnirt_backend* backend, omnirt_comm* comm,
+                                        void* buffer, size_t count, int32_t dtype,
+                                        int32_t peer, omnirt_stream* stream);
+/** Starts a group of collectives on the calling thread (see backend.h). */
+OMNIRT_EXPORT omnirt_status omnirt_group_start(omnirt_backend* backend);
+/** Ends the calling thread's group and launches its collectives. */
+OMNIRT_EXPORT omnirt_status omnirt_group_end(omnirt_backend* backend);
+/**
+ * The backend's collective library and version ("NCCL 2.21.5"), copied
+ * NUL-terminated into `text` (truncated on a character boundary). May load
+ * the library. UNAVAILABLE with the reason when it cannot be loaded.
+ */
+OMNIRT_EXPORT omnirt_status omnirt_collectives_library(omnirt_backend* backend, char* text,
+                                                       size_t capacity);
+
 
 /* ------------------------------------------------------------------------ */
 /* Run reports.                                                             */

@@ -64,7 +64,13 @@ enum omnirt_status_code {
   /** A value is outside its valid range (device index, buffer too small). */
   OMNIRT_STATUS_OUT_OF_RANGE = 10,
   /** The device failed or was lost; its state is undefined. */
-  OMNIRT_STATUS_DEVICE_LOST = 11
+  OMNIRT_STATUS_DEVICE_LOST = 11,
+  /**
+   * ABI 1.1. A wait ran past its time limit: a collective or a rendezvous whose
+   * peers did not all arrive (the message names the missing ranks), a plugin
+   * whose vetting child hung. What was waited for is left as it was.
+   */
+  OMNIRT_STATUS_TIMEOUT = 12
 };
 
 OMNIRT_EXTERN_C_END

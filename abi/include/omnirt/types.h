@@ -35,6 +35,8 @@ typedef struct omnirt_event omnirt_event;
 typedef struct omnirt_graph omnirt_graph;
 /** A module deserialized and prepared by a backend's engine, ready to run. */
 typedef struct omnirt_executable omnirt_executable;
+/** ABI 1.1. One rank's membership in a group of ranks that run collectives together. */
+typedef struct omnirt_comm omnirt_comm;
 
 /* ------------------------------------------------------------------------ */
 /* Enumerations (int32_t on the wire; values stable, only appended).        */
@@ -93,6 +95,14 @@ enum omnirt_log_level {
 #define OMNIRT_FEATURE_COMPILE (1ull << 11)        /**< module_load with OMNIRT_TIER_COMPILE */
 #define OMNIRT_FEATURE_NAMED_OPS (1ull << 12)      /**< list_ops / op_run */
 #define OMNIRT_FEATURE_PEER_COPY (1ull << 13)      /**< device-to-device copies across devices */
+/* ABI 1.1. The host clears these bits for a plugin of ABI 1.0, whatever it reports. */
+#define OMNIRT_FEATURE_DEFAULT_STREAM (1ull << 14) /**< 1.1: stream_get_default */
+#define OMNIRT_FEATURE_OUTPUT_NAMES (1ull << 15)   /**< 1.1: output_name (dict outputs' keys) */
+#define OMNIRT_FEATURE_COLLECTIVES (1ull << 16)    /**< 1.1: communicators and collectives */
+/** Every feature bit ABI 1.0 defines. */
+#define OMNIRT_FEATURES_1_0 ((1ull << 14) - 1)
+/** Every feature bit ABI 1.1 defines. */
+#define OMNIRT_FEATURES_1_1 ((1ull << 17) - 1)
 
 /** Tier of the wrap_module fallback chain a module is prepared for. */
 enum omnirt_tier {
@@ -102,6 +112,16 @@ enum omnirt_tier {
   OMNIRT_TIER_OVERRIDE = 1,
   /** The module as it is, run by the engine without compilation. */
   OMNIRT_TIER_EAGER = 2
+};
+
+/** ABI 1.1. Reduction of a collective (all_reduce, reduce_scatter). */
+enum omnirt_reduce_op {
+  OMNIRT_REDUCE_SUM = 0,
+  OMNIRT_REDUCE_PROD = 1,
+  OMNIRT_REDUCE_MIN = 2,
+  OMNIRT_REDUCE_MAX = 3,
+  /** Sum divided by the number of ranks (integer types: truncated toward zero). */
+  OMNIRT_REDUCE_AVG = 4
 };
 
 /* ------------------------------------------------------------------------ */
@@ -231,6 +251,71 @@ typedef struct omnirt_op_attr {
   /** Value. Integer attributes are passed as exact doubles. */
   double value;
 } omnirt_op_attr;
+
+/* ------------------------------------------------------------------------ */
+/* ABI 1.1: rendezvous for collectives.                                     */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * A key-value store that the ranks of a communicator share, in the way of
+ * PJRT's KeyValueStore: plugins exchange through it whatever their collective
+ * library needs to connect (NCCL's unique id, gloo's addresses). Provided by
+ * the embedder, or made by omnirt_file_store_create (host.h) for processes
+ * of one machine or a shared filesystem. Every callback is thread-safe and may
+ * be called from any thread, by several ranks of one process at once. Keys
+ * and values are opaque to the host.
+ */
+typedef struct omnirt_kv_store {
+  /** sizeof(omnirt_kv_store) as its maker knows it. */
+  size_t struct_size;
+  /** Passed unchanged to every callback. */
+  void* user_data;
+  /**
+   * Stores `size` bytes of `value` under the NUL-terminated `key`, replacing
+   * an earlier value. Once put returns OK, get() of the key on every rank
+   * sees the value.
+   */
+  omnirt_status (*put)(void* user_data, const char* key, const void* value, size_t size);
+  /**
+   * Waits up to `timeout_ms` for `key` to exist, then copies its value into
+   * `value` (up to `capacity` bytes) and writes its full size into *size.
+   * TIMEOUT when the key did not appear in time; OUT_OF_RANGE (with *size
+   * set) when `capacity` is too small.
+   */
+  omnirt_status (*get)(void* user_data, const char* key, void* value, size_t capacity,
+                       size_t* size, uint32_t timeout_ms);
+  /**
+   * Waits up to `timeout_ms` until every one of `num_keys` keys exists.
+   * TIMEOUT when some did not appear in time.
+   */
+  omnirt_status (*wait)(void* user_data, const char* const* keys, size_t num_keys,
+                        uint32_t timeout_ms);
+} omnirt_kv_store;
+
+/** ABI 1.1. How to make the communicator of one rank (comm_create). Borrowed for the call. */
+typedef struct omnirt_comm_create_args {
+  /** sizeof(omnirt_comm_create_args). */
+  size_t struct_size;
+  /** Number of ranks in the group, >= 1. */
+  int32_t nranks;
+  /** This caller's rank in [0, nranks). */
+  int32_t rank;
+  /** Device of the backend this rank's buffers live on. */
+  int32_t device;
+  /**
+   * Time limit in milliseconds for the rendezvous and for each later
+   * collective to be joined by every rank; 0 means 60000. A rank that dies or
+   * never arrives makes the others fail with TIMEOUT naming it, not hang.
+   */
+  uint32_t timeout_ms;
+  /** The store the ranks share. Borrowed for the call; never NULL. */
+  const omnirt_kv_store* store;
+  /**
+   * Prefix of every key this communicator puts in the store, so that several
+   * communicators share one store ("job7/tp0/"). NUL-terminated; may be "".
+   */
+  const char* key_prefix;
+} omnirt_comm_create_args;
 
 OMNIRT_EXTERN_C_END
 

@@ -14,7 +14,7 @@
 /** Major version of the ABI these headers describe. */
 #define OMNIRT_ABI_VERSION_MAJOR 1
 /** Minor version of the ABI these headers describe. */
-#define OMNIRT_ABI_VERSION_MINOR 0
+#define OMNIRT_ABI_VERSION_MINOR 1
 
 /** Packs major.minor into one uint32_t: major in the high 16 bits. */
 #define OMNIRT_MAKE_VERSION(major, minor) \

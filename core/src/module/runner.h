@@ -16,6 +16,12 @@ class Runner {
   virtual omnirt_status run(const DLTensor* inputs, size_t num_inputs, omnirt_stream* stream,
                             DLManagedTensor** outputs, size_t output_capacity,
                             size_t* num_outputs) = 0;
+  /// The name of `output`, one of run()'s outputs ("" when it has none).
+  /// Only an executable of a backend with OMNIRT_FEATURE_OUTPUT_NAMES names them.
+  virtual omnirt_status output_name(const DLManagedTensor* /*output*/, const char** name) {
+    *name = "";
+    return OMNIRT_STATUS_OK;
+  }
 };
 
 }  // namespace omnirt::wrap

@@ -27,6 +27,15 @@ class ExecutableRunner final : public Runner {
                                          num_inputs, stream, outputs, output_capacity, num_outputs);
   }
 
+  omnirt_status output_name(const DLManagedTensor* output, const char** name) override {
+    *name = "";
+    if (backend_.vtable.output_name == nullptr) return OMNIRT_STATUS_OK;
+    const omnirt_status status =
+        call_slot<&V::output_name>(backend_, "output_name", executable_, output, name);
+    if (status == OMNIRT_STATUS_OK && *name == nullptr) *name = "";
+    return status;
+  }
+
  private:
   omnirt_backend& backend_;
   omnirt_executable* executable_;

@@ -133,6 +133,19 @@ void copy_sized(T* dst, const T& src) noexcept {
   dst->struct_size = caller_size;
 }
 
+// Copies `text` NUL-terminated into `dst` (capacity bytes), truncated, when
+// it does not fit, at the last UTF-8 character boundary that does.
+inline void copy_text(char* dst, size_t capacity, const std::string& text) noexcept {
+  if (dst == nullptr || capacity == 0) return;
+  size_t n = text.size() < capacity - 1 ? text.size() : capacity - 1;
+  if (n < text.size()) {
+    // Back up over continuation bytes (10xxxxxx) to the start of the cut character.
+    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  }
+  std::memcpy(dst, text.data(), n);
+  dst[n] = '\0';
+}
+
 template <class T>
 T sized() noexcept {
   T value;
@@ -198,6 +211,20 @@ OMNIRT_PLUGIN_DETECT(executable_destroy)
 OMNIRT_PLUGIN_DETECT(list_op_sets)
 OMNIRT_PLUGIN_DETECT(list_ops)
 OMNIRT_PLUGIN_DETECT(op_run)
+OMNIRT_PLUGIN_DETECT(stream_get_default)
+OMNIRT_PLUGIN_DETECT(output_name)
+OMNIRT_PLUGIN_DETECT(comm_create)
+OMNIRT_PLUGIN_DETECT(comm_create_local)
+OMNIRT_PLUGIN_DETECT(comm_destroy)
+OMNIRT_PLUGIN_DETECT(all_reduce)
+OMNIRT_PLUGIN_DETECT(all_gather)
+OMNIRT_PLUGIN_DETECT(reduce_scatter)
+OMNIRT_PLUGIN_DETECT(broadcast)
+OMNIRT_PLUGIN_DETECT(send)
+OMNIRT_PLUGIN_DETECT(recv)
+OMNIRT_PLUGIN_DETECT(group_start)
+OMNIRT_PLUGIN_DETECT(group_end)
+OMNIRT_PLUGIN_DETECT(collectives_library)
 #undef OMNIRT_PLUGIN_DETECT
 
 // One static noexcept trampoline per slot. Each forwards to the method of the
@@ -228,11 +255,7 @@ struct Trampolines {
     return guard([&] {
       Availability a = self<Impl>(s)->is_available();
       *available = a.available ? 1 : 0;
-      if (reason != nullptr && capacity > 0) {
-        const size_t n = a.reason.size() < capacity - 1 ? a.reason.size() : capacity - 1;
-        std::memcpy(reason, a.reason.data(), n);
-        reason[n] = '\0';
-      }
+      copy_text(reason, capacity, a.reason);
     });
   }
   // Impl: void capabilities(omnirt_capabilities& caps); caps arrives zeroed.
@@ -422,6 +445,79 @@ struct Trampolines {
                                    num_attrs, stream);
     });
   }
+
+  // --- ABI 1.1 ---
+  // Impl: omnirt_stream* stream_get_default(int32_t device);
+  static omnirt_status stream_get_default(omnirt_backend_state* s, int32_t device,
+                                          omnirt_stream** stream) noexcept {
+    return guard([&] { *stream = self<Impl>(s)->stream_get_default(device); });
+  }
+  // Impl: const char* output_name(omnirt_executable*, const DLManagedTensor* output);
+  static omnirt_status output_name(omnirt_backend_state* s, omnirt_executable* exe,
+                                   const DLManagedTensor* output, const char** name) noexcept {
+    return guard([&] { *name = self<Impl>(s)->output_name(exe, output); });
+  }
+  // Impl: omnirt_comm* comm_create(const omnirt_comm_create_args& args);
+  static omnirt_status comm_create(omnirt_backend_state* s, const omnirt_comm_create_args* args,
+                                   omnirt_comm** comm) noexcept {
+    return guard([&] { *comm = self<Impl>(s)->comm_create(*args); });
+  }
+  static omnirt_status comm_create_local(omnirt_backend_state* s, const int32_t* devices,
+                                         size_t num_devices, omnirt_comm** comms) noexcept {
+    return guard([&] { return self<Impl>(s)->comm_create_local(devices, num_devices, comms); });
+  }
+  static omnirt_status comm_destroy(omnirt_backend_state* s, omnirt_comm* comm) noexcept {
+    return guard([&] { return self<Impl>(s)->comm_destroy(comm); });
+  }
+  static omnirt_status all_reduce(omnirt_backend_state* s, omnirt_comm* comm, const void* send,
+                                  void* recv, size_t count, int32_t dtype, int32_t op,
+                                  omnirt_stream* stream) noexcept {
+    return guard([&] {
+      return self<Impl>(s)->all_reduce(comm, send, recv, count, dtype, op, stream);
+    });
+  }
+  static omnirt_status all_gather(omnirt_backend_state* s, omnirt_comm* comm, const void* send,
+                                  void* recv, size_t send_count, int32_t dtype,
+                                  omnirt_stream* stream) noexcept {
+    return guard([&] {
+      return self<Impl>(s)->all_gather(comm, send, recv, send_count, dtype, stream);
+    });
+  }
+  static omnirt_status reduce_scatter(omnirt_backend_state* s, omnirt_comm* comm,
+                                      const void* send, void* recv, size_t recv_count,
+                                      int32_t dtype, int32_t op, omnirt_stream* stream) noexcept {
+    return guard([&] {
+      return self<Impl>(s)->reduce_scatter(comm, send, recv, recv_count, dtype, op, stream);
+    });
+  }
+  static omnirt_status broadcast(omnirt_backend_state* s, omnirt_comm* comm, const void* send,
+                                 void* recv, size_t count, int32_t dtype, int32_t root,
+                                 omnirt_stream* stream) noexcept {
+    return guard([&] {
+      return self<Impl>(s)->broadcast(comm, send, recv, count, dtype, root, stream);
+    });
+  }
+  static omnirt_status send(omnirt_backend_state* s, omnirt_comm* comm, const void* buffer,
+                            size_t count, int32_t dtype, int32_t peer,
+                            omnirt_stream* stream) noexcept {
+    return guard([&] { return self<Impl>(s)->send(comm, buffer, count, dtype, peer, stream); });
+  }
+  static omnirt_status recv(omnirt_backend_state* s, omnirt_comm* comm, void* buffer,
+                            size_t count, int32_t dtype, int32_t peer,
+                            omnirt_stream* stream) noexcept {
+    return guard([&] { return self<Impl>(s)->recv(comm, buffer, count, dtype, peer, stream); });
+  }
+  static omnirt_status group_start(omnirt_backend_state* s) noexcept {
+    return guard([&] { return self<Impl>(s)->group_start(); });
+  }
+  static omnirt_status group_end(omnirt_backend_state* s) noexcept {
+    return guard([&] { return self<Impl>(s)->group_end(); });
+  }
+  // Impl: std::string collectives_library();
+  static omnirt_status collectives_library(omnirt_backend_state* s, char* text,
+                                           size_t capacity) noexcept {
+    return guard([&] { copy_text(text, capacity, self<Impl>(s)->collectives_library()); });
+  }
 };
 
 // Required slots the class lacks answer NOT_SUPPORTED.
@@ -515,6 +611,20 @@ omnirt_backend_vtable make_vtable(const char* name, const char* version) noexcep
   OMNIRT_PLUGIN_SLOT(list_op_sets, list_op_sets)
   OMNIRT_PLUGIN_SLOT(list_ops, list_ops)
   OMNIRT_PLUGIN_SLOT(op_run, op_run)
+  OMNIRT_PLUGIN_SLOT(stream_get_default, stream_get_default)
+  OMNIRT_PLUGIN_SLOT(output_name, output_name)
+  OMNIRT_PLUGIN_SLOT(comm_create, comm_create)
+  OMNIRT_PLUGIN_SLOT(comm_create_local, comm_create_local)
+  OMNIRT_PLUGIN_SLOT(comm_destroy, comm_destroy)
+  OMNIRT_PLUGIN_SLOT(all_reduce, all_reduce)
+  OMNIRT_PLUGIN_SLOT(all_gather, all_gather)
+  OMNIRT_PLUGIN_SLOT(reduce_scatter, reduce_scatter)
+  OMNIRT_PLUGIN_SLOT(broadcast, broadcast)
+  OMNIRT_PLUGIN_SLOT(send, send)
+  OMNIRT_PLUGIN_SLOT(recv, recv)
+  OMNIRT_PLUGIN_SLOT(group_start, group_start)
+  OMNIRT_PLUGIN_SLOT(group_end, group_end)
+  OMNIRT_PLUGIN_SLOT(collectives_library, collectives_library)
   return v;
 }
 #undef OMNIRT_PLUGIN_SLOT

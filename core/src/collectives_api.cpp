@@ -1,0 +1,156 @@
+// C entry points of ABI 1.1's collectives, routed to a backend's vtable like
+// memory and streams (routing.cpp): argument checks, then call_slot().
+#include "backend.h"
+#include "error.h"
+#include "omnirt/host.h"
+#include "plugin_call.h"
+
+namespace {
+
+using omnirt::call_slot;
+using omnirt::fail;
+using omnirt::require_non_null;
+using omnirt::require_usable;
+using V = omnirt_backend_vtable;
+
+// A buffer may be NULL only when no element of it is touched.
+inline omnirt_status require_elements(const void* pointer, size_t count, const char* call,
+                                      const char* argument) noexcept {
+  return count == 0 ? OMNIRT_STATUS_OK : require_non_null(pointer, call, argument);
+}
+
+// The checks every collective on a communicator shares.
+inline omnirt_status require_collective(omnirt_backend* backend, omnirt_comm* comm,
+                                        const char* call) noexcept {
+  OMNIRT_RETURN_IF_ERROR(require_usable(backend, call));
+  return require_non_null(comm, call, "comm");
+}
+
+}  // namespace
+
+omnirt_status omnirt_comm_create(omnirt_backend* backend, const omnirt_comm_create_args* args,
+                                 omnirt_comm** comm) {
+  constexpr const char* kCall = "omnirt_comm_create";
+  OMNIRT_RETURN_IF_ERROR(require_usable(backend, kCall));
+  OMNIRT_RETURN_IF_ERROR(require_non_null(args, kCall, "args"));
+  OMNIRT_RETURN_IF_ERROR(require_non_null(comm, kCall, "comm"));
+  *comm = nullptr;
+  if (args->struct_size < sizeof(omnirt_comm_create_args)) {
+    return fail(OMNIRT_STATUS_INCOMPATIBLE, {}, "{}: args->struct_size is {}; set it to {}", kCall,
+                args->struct_size, sizeof(omnirt_comm_create_args));
+  }
+  OMNIRT_RETURN_IF_ERROR(require_non_null(args->store, kCall, "args->store"));
+  OMNIRT_RETURN_IF_ERROR(require_non_null(args->key_prefix, kCall, "args->key_prefix"));
+  if (args->nranks < 1 || args->rank < 0 || args->rank >= args->nranks) {
+    return fail(OMNIRT_STATUS_INVALID_ARGUMENT, {}, "{}: rank {} is not in [0, nranks = {})", kCall,
+                args->rank, args->nranks);
+  }
+  OMNIRT_RETURN_IF_ERROR(omnirt::require_device(*backend, args->device, kCall));
+  return call_slot<&V::comm_create>(*backend, "comm_create", args, comm);
+}
+
+omnirt_status omnirt_comm_create_local(omnirt_backend* backend, const int32_t* devices,
+                                       size_t num_devices, omnirt_comm** comms) {
+  constexpr const char* kCall = "omnirt_comm_create_local";
+  OMNIRT_RETURN_IF_ERROR(require_usable(backend, kCall));
+  OMNIRT_RETURN_IF_ERROR(require_non_null(devices, kCall, "devices"));
+  OMNIRT_RETURN_IF_ERROR(require_non_null(comms, kCall, "comms"));
+  if (num_devices == 0) {
+    return fail(OMNIRT_STATUS_INVALID_ARGUMENT, {}, "{}: num_devices is 0", kCall);
+  }
+  for (size_t i = 0; i < num_devices; ++i) {
+    comms[i] = nullptr;
+    OMNIRT_RETURN_IF_ERROR(omnirt::require_device(*backend, devices[i], kCall));
+  }
+  return call_slot<&V::comm_create_local>(*backend, "comm_create_local", devices, num_devices,
+                                          comms);
+}
+
+omnirt_status omnirt_comm_destroy(omnirt_backend* backend, omnirt_comm* comm) {
+  constexpr const char* kCall = "omnirt_comm_destroy";
+  OMNIRT_RETURN_IF_ERROR(require_non_null(backend, kCall, "backend"));
+  if (comm == nullptr) return OMNIRT_STATUS_OK;
+  OMNIRT_RETURN_IF_ERROR(require_usable(backend, kCall));
+  return call_slot<&V::comm_destroy>(*backend, "comm_destroy", comm);
+}
+
+omnirt_status omnirt_all_reduce(omnirt_backend* backend, omnirt_comm* comm, const void* send,
+                                void* recv, size_t count, int32_t dtype, int32_t op,
+                                omnirt_stream* stream) {
+  constexpr const char* kCall = "omnirt_all_reduce";
+  OMNIRT_RETURN_IF_ERROR(require_collective(backend, comm, kCall));
+  OMNIRT_RETURN_IF_ERROR(require_elements(send, count, kCall, "send"));
+  OMNIRT_RETURN_IF_ERROR(require_elements(recv, count, kCall, "recv"));
+  return call_slot<&V::all_reduce>(*backend, "all_reduce", comm, send, recv, count, dtype, op,
+                                   stream);
+}
+
+omnirt_status omnirt_all_gather(omnirt_backend* backend, omnirt_comm* comm, const void* send,
+                                void* recv, size_t send_count, int32_t dtype,
+                                omnirt_stream* stream) {
+  constexpr const char* kCall = "omnirt_all_gather";
+  OMNIRT_RETURN_IF_ERROR(require_collective(backend, comm, kCall));
+  OMNIRT_RETURN_IF_ERROR(require_elements(send, send_count, kCall, "send"));
+  OMNIRT_RETURN_IF_ERROR(require_elements(recv, send_count, kCall, "recv"));
+  return call_slot<&V::all_gather>(*backend, "all_gather", comm, send, recv, send_count, dtype,
+                                   stream);
+}
+
+omnirt_status omnirt_reduce_scatter(omnirt_backend* backend, omnirt_comm* comm, const void* send,
+                                    void* recv, size_t recv_count, int32_t dtype, int32_t op,
+                                    omnirt_stream* stream) {
+  constexpr const char* kCall = "omnirt_reduce_scatter";
+  OMNIRT_RETURN_IF_ERROR(require_collective(backend, comm, kCall));
+  OMNIRT_RETURN_IF_ERROR(require_elements(send, recv_count, kCall, "send"));
+  OMNIRT_RETURN_IF_ERROR(require_elements(recv, recv_count, kCall, "recv"));
+  return call_slot<&V::reduce_scatter>(*backend, "reduce_scatter", comm, send, recv, recv_count,
+                                       dtype, op, stream);
+}
+
+omnirt_status omnirt_broadcast(omnirt_backend* backend, omnirt_comm* comm, const void* send,
+                               void* recv, size_t count, int32_t dtype, int32_t root,
+                               omnirt_stream* stream) {
+  constexpr const char* kCall = "omnirt_broadcast";
+  OMNIRT_RETURN_IF_ERROR(require_collective(backend, comm, kCall));
+  OMNIRT_RETURN_IF_ERROR(require_elements(recv, count, kCall, "recv"));
+  return call_slot<&V::broadcast>(*backend, "broadcast", comm, send, recv, count, dtype, root,
+                                  stream);
+}
+
+omnirt_status omnirt_send(omnirt_backend* backend, omnirt_comm* comm, const void* buffer,
+                          size_t count, int32_t dtype, int32_t peer, omnirt_stream* stream) {
+  constexpr const char* kCall = "omnirt_send";
+  OMNIRT_RETURN_IF_ERROR(require_collective(backend, comm, kCall));
+  OMNIRT_RETURN_IF_ERROR(require_elements(buffer, count, kCall, "buffer"));
+  return call_slot<&V::send>(*backend, "send", comm, buffer, count, dtype, peer, stream);
+}
+
+omnirt_status omnirt_recv(omnirt_backend* backend, omnirt_comm* comm, void* buffer, size_t count,
+                          int32_t dtype, int32_t peer, omnirt_stream* stream) {
+  constexpr const char* kCall = "omnirt_recv";
+  OMNIRT_RETURN_IF_ERROR(require_collective(backend, comm, kCall));
+  OMNIRT_RETURN_IF_ERROR(require_elements(buffer, count, kCall, "buffer"));
+  return call_slot<&V::recv>(*backend, "recv", comm, buffer, count, dtype, peer, stream);
+}
+
+omnirt_status omnirt_group_start(omnirt_backend* backend) {
+  OMNIRT_RETURN_IF_ERROR(require_usable(backend, "omnirt_group_start"));
+  return call_slot<&V::group_start>(*backend, "group_start");
+}
+
+omnirt_status omnirt_group_end(omnirt_backend* backend) {
+  OMNIRT_RETURN_IF_ERROR(require_usable(backend, "omnirt_group_end"));
+  return call_slot<&V::group_end>(*backend, "group_end");
+}
+
+omnirt_status omnirt_collectives_library(omnirt_backend* backend, char* text, size_t capacity) {
+  constexpr const char* kCall = "omnirt_collectives_library";
+  OMNIRT_RETURN_IF_ERROR(require_usable(backend, kCall));
+  OMNIRT_RETURN_IF_ERROR(require_non_null(text, kCall, "text"));
+  if (capacity == 0) return fail(OMNIRT_STATUS_INVALID_ARGUMENT, {}, "{}: capacity is 0", kCall);
+  text[0] = '\0';
+  const omnirt_status status =
+      call_slot<&V::collectives_library>(*backend, "collectives_library", text, capacity);
+  text[capacity - 1] = '\0';  // a plugin that forgot the terminator must not make us read on
+  return status;
+}

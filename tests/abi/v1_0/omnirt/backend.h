@@ -1,0 +1,336 @@
+/*
+ * OmniRT C ABI — the backend contract a plugin implements.
+ *
+ * A plugin is a shared object named libomnirt_backend_<name>.so that exports
+ * exactly one symbol, OMNIRT_BACKEND_ENTRY_SYMBOL. The host calls it once
+ * after dlopen, offering the ABI range it speaks; the plugin answers with a
+ * vtable whose abi_version lies in that range. The host validates the vtable
+ * (struct_size, required slots, name) before it uses it.
+ *
+ * The numbered rules every plugin must follow are in abi/PLUGIN_RULES.md; the
+ * most important ones are repeated on the slots below. In short:
+ *  - nothing heavy at load: the vendor SDK and the engine are dlopen'ed on
+ *    first real use, never by the entry, create, is_available or
+ *    get_capabilities;
+ *  - every slot is thread-safe and never lets an exception escape;
+ *  - an unimplemented feature is a NULL optional slot or returns
+ *    OMNIRT_STATUS_NOT_SUPPORTED, and its capability bit is clear.
+ *
+ * Errors: a slot that fails returns a non-OK status and should first call
+ * host->set_error() (see omnirt_host_services) with a message a user can act
+ * on and the vendor's native error code.
+ */
+#ifndef OMNIRT_BACKEND_H_
+#define OMNIRT_BACKEND_H_
+
+#include "omnirt/status.h"
+#include "omnirt/types.h"
+#include "omnirt/version.h"
+
+OMNIRT_EXTERN_C_BEGIN
+
+/** Name of the one symbol a plugin exports. */
+#define OMNIRT_BACKEND_ENTRY_SYMBOL "omnirt_backend_entry"
+
+/**
+ * Services the host lends to a plugin. Owned by the host; valid from the entry
+ * call until the plugin is unloaded. Every function is thread-safe.
+ */
+typedef struct omnirt_host_services {
+  /** sizeof(omnirt_host_services) as the host knows it. */
+  size_t struct_size;
+  /** Packed ABI version of the host (OMNIRT_MAKE_VERSION). */
+  uint32_t host_abi_version;
+  /**
+   * Records the detail of the failure of the slot now running on this thread
+   * and returns `status` unchanged, so a slot can `return set_error(...)`.
+   * `message` is copied (may be NULL); `native_code` is the vendor's own error
+   * code, or 0. Calling it from a slot that then returns OK has no effect.
+   */
+  omnirt_status (*set_error)(omnirt_status status, int64_t native_code,
+                             const char* message);
+  /**
+   * Writes a line to the host's log. `level` is an omnirt_log_level; `backend`
+   * is the plugin's name. Strings are copied. Cheap when the level is off.
+   */
+  void (*log)(int32_t level, const char* backend, const char* message);
+} omnirt_host_services;
+
+/** What the host offers when it calls the entry symbol. Owned by the host. */
+typedef struct omnirt_backend_entry_args {
+  /** sizeof(omnirt_backend_entry_args) as the host knows it. */
+  size_t struct_size;
+  /** Lowest packed ABI version the host accepts. */
+  uint32_t host_abi_min;
+  /** Highest packed ABI version the host accepts (its own). */
+  uint32_t host_abi_max;
+  /** The host's services; valid until the plugin is unloaded. Never NULL. */
+  const omnirt_host_services* host;
+} omnirt_backend_entry_args;
+
+/** Arguments of the `create` slot. Owned by the host; valid during the call. */
+typedef struct omnirt_backend_create_args {
+  /** sizeof(omnirt_backend_create_args) as the host knows it. */
+  size_t struct_size;
+  /**
+   * Per-backend options from the host's configuration (the YAML key
+   * `backends.<name>.options`), as parallel arrays of NUL-terminated
+   * key/value strings. Copy what you keep. May be NULL when num_options is 0.
+   */
+  const char* const* option_keys;
+  /** Values matching option_keys. */
+  const char* const* option_values;
+  /** Number of options. */
+  size_t num_options;
+} omnirt_backend_create_args;
+
+/**
+ * The vtable a plugin returns. Lives in the plugin (usually static storage)
+ * and must stay valid and unchanged until the plugin is unloaded.
+ *
+ * Slots marked REQUIRED must be non-NULL or the host rejects the plugin at
+ * load ("validate" stage). OPTIONAL slots may be NULL; the host then answers
+ * OMNIRT_STATUS_NOT_SUPPORTED itself without calling the plugin.
+ *
+ * Unless a slot says otherwise: `state` is the value `create` produced; out
+ * pointers are non-NULL (the host checks); `device` is in [0, device_count);
+ * every slot may be called from any thread, concurrently.
+ */
+typedef struct omnirt_backend_vtable {
+  /** sizeof(omnirt_backend_vtable) as the plugin was compiled. */
+  size_t struct_size;
+  /** Packed ABI version this vtable implements; within the host's range. */
+  uint32_t abi_version;
+  /**
+   * Backend name: [a-z0-9_]{1,32}, equal to <name> in the file name
+   * libomnirt_backend_<name>.so. Static string.
+   */
+  const char* name;
+  /** The plugin's own version (semver, "1.4.2"). Static string. */
+  const char* plugin_version;
+
+  /* --- lifecycle and discovery (REQUIRED) ------------------------------- */
+
+  /**
+   * REQUIRED. Makes a backend instance for one host. Must be cheap: no vendor
+   * driver or engine is loaded here (rule 4). `args` is never NULL. On success
+   * stores a non-NULL state in *out.
+   */
+  omnirt_status (*create)(const omnirt_backend_create_args* args,
+                          omnirt_backend_state** out);
+  /** REQUIRED. Destroys an instance. Accepts NULL. Never fails. */
+  void (*destroy)(omnirt_backend_state* state);
+  /**
+   * REQUIRED. Can this backend run here? Cheap, no side effects, never
+   * throws. Sets *available to 1 or 0; when 0, writes a NUL-terminated reason
+   * ("libascendcl.so not found") into `reason` (capacity bytes, truncating).
+   * Returns OK whenever it could answer, available or not.
+   */
+  omnirt_status (*is_available)(omnirt_backend_state* state, int32_t* available,
+                                char* reason, size_t reason_capacity);
+  /** REQUIRED. Fills *caps (the caller sets caps->struct_size). Cheap. */
+  omnirt_status (*get_capabilities)(omnirt_backend_state* state,
+                                    omnirt_capabilities* caps);
+  /** REQUIRED. Number of devices; 0 when unavailable. */
+  omnirt_status (*get_device_count)(omnirt_backend_state* state, int32_t* count);
+  /** REQUIRED. Describes one device (the caller sets info->struct_size). */
+  omnirt_status (*get_device_info)(omnirt_backend_state* state, int32_t device,
+                                   omnirt_device_info* info);
+
+  /* --- synchronous memory (REQUIRED) ------------------------------------ */
+
+  /**
+   * REQUIRED. Allocates `size` bytes of device memory on `device`, aligned to
+   * at least 256 bytes. size 0 yields *ptr == NULL and OK. Returns
+   * OMNIRT_STATUS_OUT_OF_MEMORY when the device is full.
+   */
+  omnirt_status (*malloc_device)(omnirt_backend_state* state, int32_t device,
+                                 size_t size, void** ptr);
+  /** REQUIRED. Frees memory from malloc_device. NULL is a no-op. */
+  omnirt_status (*free_device)(omnirt_backend_state* state, int32_t device,
+                               void* ptr);
+  /**
+   * REQUIRED. Copies `size` bytes; returns when the copy is complete and
+   * all earlier work on the device's default stream is done.
+   */
+  omnirt_status (*memcpy_sync)(omnirt_backend_state* state, void* dst,
+                               const void* src, size_t size, int32_t kind);
+  /**
+   * REQUIRED. Sets `size` bytes at device pointer `ptr` to (uint8_t)value;
+   * returns when they are set and all earlier work on the device's default
+   * stream is done.
+   */
+  omnirt_status (*memset_sync)(omnirt_backend_state* state, void* ptr,
+                               int32_t value, size_t size);
+  /** REQUIRED. Blocks until all work on every stream of `device` is done. */
+  omnirt_status (*device_synchronize)(omnirt_backend_state* state,
+                                      int32_t device);
+
+  /* --- OPTIONAL memory (capability bits in parentheses) ----------------- */
+
+  /** OPTIONAL (HOST_ALLOC). Page-locked host memory usable for async copies. */
+  omnirt_status (*malloc_host)(omnirt_backend_state* state, size_t size,
+                               void** ptr);
+  /** OPTIONAL (HOST_ALLOC). Frees memory from malloc_host. NULL is a no-op. */
+  omnirt_status (*free_host)(omnirt_backend_state* state, void* ptr);
+  /**
+   * OPTIONAL (STREAM_ORDERED_ALLOC). Allocates on `stream`'s device; the
+   * memory may be used by work enqueued on `stream` after this call.
+   */
+  omnirt_status (*malloc_async)(omnirt_backend_state* state, size_t size,
+                                omnirt_stream* stream, void** ptr);
+  /** OPTIONAL (STREAM_ORDERED_ALLOC). Frees once earlier work on `stream` is done. */
+  omnirt_status (*free_async)(omnirt_backend_state* state, void* ptr,
+                              omnirt_stream* stream);
+  /**
+   * OPTIONAL (ASYNC_COPY). Enqueues a copy on `stream`; returns at once. The
+   * buffers must stay valid until the copy completes.
+   */
+  omnirt_status (*memcpy_async)(omnirt_backend_state* state, void* dst,
+                                const void* src, size_t size, int32_t kind,
+                                omnirt_stream* stream);
+  /** OPTIONAL (ASYNC_COPY). Enqueues a memset on `stream`. */
+  omnirt_status (*memset_async)(omnirt_backend_state* state, void* ptr,
+                                int32_t value, size_t size,
+                                omnirt_stream* stream);
+  /** OPTIONAL (MEM_INFO). Free and total device memory in bytes. */
+  omnirt_status (*mem_get_info)(omnirt_backend_state* state, int32_t device,
+                                size_t* free_bytes, size_t* total_bytes);
+  /** OPTIONAL (MEMORY_STATS). Fills *stats (caller sets stats->struct_size). */
+  omnirt_status (*memory_stats)(omnirt_backend_state* state, int32_t device,
+                                omnirt_memory_stats* stats);
+  /** OPTIONAL (MEMORY_STATS). Resets peak to current and counts to zero. */
+  omnirt_status (*reset_memory_stats)(omnirt_backend_state* state,
+                                      int32_t device);
+
+  /* --- OPTIONAL streams and events -------------------------------------- */
+
+  /** OPTIONAL (STREAMS). Creates a stream on `device`. */
+  omnirt_status (*stream_create)(omnirt_backend_state* state, int32_t device,
+                                 omnirt_stream** stream);
+  /** OPTIONAL (STREAMS). Waits for the stream's work, then destroys it. NULL is a no-op. */
+  omnirt_status (*stream_destroy)(omnirt_backend_state* state,
+                                  omnirt_stream* stream);
+  /** OPTIONAL (STREAMS). Blocks until all work enqueued on `stream` is done. */
+  omnirt_status (*stream_synchronize)(omnirt_backend_state* state,
+                                      omnirt_stream* stream);
+  /** OPTIONAL (STREAMS). OK when the stream is idle, NOT_READY otherwise. */
+  omnirt_status (*stream_query)(omnirt_backend_state* state,
+                                omnirt_stream* stream);
+  /** OPTIONAL (STREAM_WAIT_EVENT). Later work on `stream` waits for `event`. */
+  omnirt_status (*stream_wait_event)(omnirt_backend_state* state,
+                                     omnirt_stream* stream, omnirt_event* event);
+  /** OPTIONAL (EVENTS). Creates an event on `device`. */
+  omnirt_status (*event_create)(omnirt_backend_state* state, int32_t device,
+                                omnirt_event** event);
+  /** OPTIONAL (EVENTS). Destroys an event. NULL is a no-op. */
+  omnirt_status (*event_destroy)(omnirt_backend_state* state,
+                                 omnirt_event* event);
+  /**
+   * OPTIONAL (EVENTS). Records `event` on `stream`: it completes when all
+   * work enqueued on the stream before this call is done.
+   */
+  omnirt_status (*event_record)(omnirt_backend_state* state, omnirt_event* event,
+                                omnirt_stream* stream);
+  /** OPTIONAL (EVENTS). OK when complete (or never recorded), NOT_READY otherwise. */
+  omnirt_status (*event_query)(omnirt_backend_state* state, omnirt_event* event);
+  /** OPTIONAL (EVENTS). Blocks until the event completes. */
+  omnirt_status (*event_synchronize)(omnirt_backend_state* state,
+                                     omnirt_event* event);
+  /**
+   * OPTIONAL (EVENT_TIMING). Milliseconds between two completed events.
+   * NOT_READY if either has not completed; INVALID_ARGUMENT if either was
+   * never recorded.
+   */
+  omnirt_status (*event_elapsed_time)(omnirt_backend_state* state,
+                                      omnirt_event* start, omnirt_event* end,
+                                      float* milliseconds);
+
+  /* --- OPTIONAL graph capture (GRAPH_CAPTURE) --------------------------- */
+
+  /** OPTIONAL. Work enqueued on `stream` is recorded, not run, until end_capture. */
+  omnirt_status (*stream_begin_capture)(omnirt_backend_state* state,
+                                        omnirt_stream* stream);
+  /** OPTIONAL. Ends capture and returns the captured work as a graph. */
+  omnirt_status (*stream_end_capture)(omnirt_backend_state* state,
+                                      omnirt_stream* stream,
+                                      omnirt_graph** graph);
+  /** OPTIONAL. Enqueues the whole graph on `stream`. */
+  omnirt_status (*graph_launch)(omnirt_backend_state* state, omnirt_graph* graph,
+                                omnirt_stream* stream);
+  /** OPTIONAL. Destroys a graph. NULL is a no-op. */
+  omnirt_status (*graph_destroy)(omnirt_backend_state* state,
+                                 omnirt_graph* graph);
+
+  /* --- OPTIONAL modules (MODULES, COMPILE) ------------------------------ */
+
+  /**
+   * OPTIONAL. Deserializes `source` and prepares it for `tier`
+   * (OMNIRT_TIER_COMPILE or OMNIRT_TIER_EAGER; OVERRIDE is the host's, not
+   * the plugin's) on `device`. `tag` names the module's role ("unet",
+   * "rms_norm"); may be NULL. Unknown format: NOT_SUPPORTED. Corrupt bytes:
+   * INVALID_ARGUMENT. The engine may be loaded lazily here (first use).
+   */
+  omnirt_status (*module_load)(omnirt_backend_state* state, int32_t device,
+                               const omnirt_module_source* source,
+                               int32_t tier, const char* tag,
+                               omnirt_executable** executable);
+  /**
+   * OPTIONAL. Runs an executable. `inputs` is an array of num_inputs
+   * DLTensors (borrowed for the call). On success writes up to
+   * output_capacity owned tensors into `outputs` and their number into
+   * *num_outputs; the caller releases each with its `deleter`. If the module
+   * has more outputs than output_capacity, returns OUT_OF_RANGE with
+   * *num_outputs set to the number needed and no outputs written. A wrong
+   * input is INVALID_ARGUMENT naming the input, expected and actual.
+   * `stream` may be NULL (the device's default stream). Safe to call
+   * concurrently on one executable.
+   */
+  omnirt_status (*executable_run)(omnirt_backend_state* state,
+                                  omnirt_executable* executable,
+                                  const DLTensor* inputs, size_t num_inputs,
+                                  omnirt_stream* stream,
+                                  DLManagedTensor** outputs,
+                                  size_t output_capacity, size_t* num_outputs);
+  /** OPTIONAL. Destroys an executable. NULL is a no-op. */
+  omnirt_status (*executable_destroy)(omnirt_backend_state* state,
+                                      omnirt_executable* executable);
+
+  /* --- OPTIONAL named ops (NAMED_OPS) ----------------------------------- */
+
+  /**
+   * OPTIONAL. The op sets this backend declares. *sets points to a
+   * plugin-owned array valid as long as `state`.
+   */
+  omnirt_status (*list_op_sets)(omnirt_backend_state* state,
+                                const omnirt_op_set** sets, size_t* count);
+  /**
+   * OPTIONAL. The ops this backend implements itself. *ops points to a
+   * plugin-owned array valid as long as `state`.
+   */
+  omnirt_status (*list_ops)(omnirt_backend_state* state,
+                            const omnirt_op_decl** ops, size_t* count);
+  /**
+   * OPTIONAL. Runs named op `name` on DLPack tensors: reads `inputs`, writes
+   * into the caller-allocated `outputs` (shapes set by the caller). Unknown
+   * op: NOT_FOUND. `stream` may be NULL. Attributes are borrowed.
+   */
+  omnirt_status (*op_run)(omnirt_backend_state* state, const char* name,
+                          const DLTensor* inputs, size_t num_inputs,
+                          DLTensor* outputs, size_t num_outputs,
+                          const omnirt_op_attr* attrs, size_t num_attrs,
+                          omnirt_stream* stream);
+} omnirt_backend_vtable;
+
+/**
+ * The entry point's type. Called once per dlopen, before any other slot.
+ * Returns the vtable, or NULL to refuse (after host->set_error() with the
+ * reason, e.g. INCOMPATIBLE when no version in the host's range is spoken).
+ * Must not load a vendor SDK or an engine, and must not throw.
+ */
+typedef const omnirt_backend_vtable* (*omnirt_backend_entry_fn)(
+    const omnirt_backend_entry_args* args);
+
+OMNIRT_EXTERN_C_END
+
+#endif /* OMNIRT_BACKEND_H_ */

@@ -1,0 +1,237 @@
+/*
+ * OmniRT C ABI — value types shared by the backend contract (backend.h) and
+ * the embedder API (host.h).
+ *
+ * Every struct that crosses the ABI starts with `size_t struct_size`, which the
+ * writer of the struct sets to sizeof() as it knows it. Fields are only ever
+ * appended; the layouts of 1.0 are frozen by static_asserts in
+ * tests/abi/layout_test.c. A reader uses only the fields that lie inside both
+ * its own sizeof() and the struct_size it was handed.
+ *
+ * Tensors cross as DLPack (DLTensor / DLManagedTensor, DLPack >= 0.6).
+ */
+#ifndef OMNIRT_TYPES_H_
+#define OMNIRT_TYPES_H_
+
+#include <dlpack/dlpack.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "omnirt/status.h"
+
+OMNIRT_EXTERN_C_BEGIN
+
+/* ------------------------------------------------------------------------ */
+/* Opaque handles owned by a plugin. The host never looks inside them.      */
+/* ------------------------------------------------------------------------ */
+
+/** A plugin's per-host backend instance, made by the `create` slot. */
+typedef struct omnirt_backend_state omnirt_backend_state;
+/** An ordered queue of asynchronous work on one device of one backend. */
+typedef struct omnirt_stream omnirt_stream;
+/** A marker recorded on a stream; can be waited on and timed. */
+typedef struct omnirt_event omnirt_event;
+/** Work captured from a stream, replayable as a whole (graph capture). */
+typedef struct omnirt_graph omnirt_graph;
+/** A module deserialized and prepared by a backend's engine, ready to run. */
+typedef struct omnirt_executable omnirt_executable;
+
+/* ------------------------------------------------------------------------ */
+/* Enumerations (int32_t on the wire; values stable, only appended).        */
+/* ------------------------------------------------------------------------ */
+
+/** Direction of a memory copy. Values match CUDA's cudaMemcpyKind. */
+enum omnirt_memcpy_kind {
+  OMNIRT_MEMCPY_HOST_TO_HOST = 0,
+  OMNIRT_MEMCPY_HOST_TO_DEVICE = 1,
+  OMNIRT_MEMCPY_DEVICE_TO_HOST = 2,
+  OMNIRT_MEMCPY_DEVICE_TO_DEVICE = 3
+};
+
+/** Element types. A backend advertises a bit (1 << value) per supported type. */
+enum omnirt_dtype {
+  OMNIRT_DTYPE_F32 = 0,
+  OMNIRT_DTYPE_F16 = 1,
+  OMNIRT_DTYPE_BF16 = 2,
+  OMNIRT_DTYPE_F64 = 3,
+  OMNIRT_DTYPE_I8 = 4,
+  OMNIRT_DTYPE_I16 = 5,
+  OMNIRT_DTYPE_I32 = 6,
+  OMNIRT_DTYPE_I64 = 7,
+  OMNIRT_DTYPE_U8 = 8,
+  OMNIRT_DTYPE_BOOL = 9,
+  OMNIRT_DTYPE_COUNT_1_0 = 10 /**< number of dtypes known to ABI 1.0 */
+};
+
+/** Severity for omnirt_host_services::log and the host's logger. */
+enum omnirt_log_level {
+  OMNIRT_LOG_TRACE = 0,
+  OMNIRT_LOG_DEBUG = 1,
+  OMNIRT_LOG_INFO = 2,
+  OMNIRT_LOG_WARN = 3,
+  OMNIRT_LOG_ERROR = 4,
+  OMNIRT_LOG_OFF = 6
+};
+
+/**
+ * Optional features. A backend sets a bit in omnirt_capabilities::features
+ * exactly when it implements the feature; when the bit is clear, the matching
+ * slots are NULL or return OMNIRT_STATUS_NOT_SUPPORTED. The conformance kit
+ * checks both directions.
+ */
+#define OMNIRT_FEATURE_HOST_ALLOC (1ull << 0)      /**< malloc_host / free_host (pinned) */
+#define OMNIRT_FEATURE_ASYNC_COPY (1ull << 1)      /**< memcpy_async, memset_async */
+#define OMNIRT_FEATURE_STREAM_ORDERED_ALLOC (1ull << 2) /**< malloc_async / free_async */
+#define OMNIRT_FEATURE_STREAMS (1ull << 3)         /**< stream create/destroy/synchronize/query */
+#define OMNIRT_FEATURE_EVENTS (1ull << 4)          /**< event create/destroy/record/query/synchronize */
+#define OMNIRT_FEATURE_EVENT_TIMING (1ull << 5)    /**< event_elapsed_time */
+#define OMNIRT_FEATURE_STREAM_WAIT_EVENT (1ull << 6) /**< stream_wait_event */
+#define OMNIRT_FEATURE_MEM_INFO (1ull << 7)        /**< mem_get_info */
+#define OMNIRT_FEATURE_MEMORY_STATS (1ull << 8)    /**< memory_stats / reset_memory_stats */
+#define OMNIRT_FEATURE_GRAPH_CAPTURE (1ull << 9)   /**< stream capture, graph launch/destroy */
+#define OMNIRT_FEATURE_MODULES (1ull << 10)        /**< module_load / executable_run */
+#define OMNIRT_FEATURE_COMPILE (1ull << 11)        /**< module_load with OMNIRT_TIER_COMPILE */
+#define OMNIRT_FEATURE_NAMED_OPS (1ull << 12)      /**< list_ops / op_run */
+#define OMNIRT_FEATURE_PEER_COPY (1ull << 13)      /**< device-to-device copies across devices */
+
+/** Tier of the wrap_module fallback chain a module is prepared for. */
+enum omnirt_tier {
+  /** Backend-specific compilation (freeze+optimize, graph capture, ...). */
+  OMNIRT_TIER_COMPILE = 0,
+  /** A hand-written kernel registered for the module's tag. */
+  OMNIRT_TIER_OVERRIDE = 1,
+  /** The module as it is, run by the engine without compilation. */
+  OMNIRT_TIER_EAGER = 2
+};
+
+/* ------------------------------------------------------------------------ */
+/* Sized structs.                                                           */
+/* ------------------------------------------------------------------------ */
+
+/** What a backend can do. Filled by the get_capabilities slot. */
+typedef struct omnirt_capabilities {
+  /** Set by the caller to sizeof(omnirt_capabilities) before the call. */
+  size_t struct_size;
+  /**
+   * DLPack device type of this backend's device memory: kDLCPU, kDLCUDA, or
+   * kDLExtDev for vendors without their own DLPack code (see `vendor`).
+   */
+  int32_t dl_device_type;
+  /** Number of devices visible now (0 when unavailable). */
+  int32_t device_count;
+  /** OMNIRT_FEATURE_* bits. */
+  uint64_t features;
+  /** Bit (1 << omnirt_dtype) per element type the backend computes with. */
+  uint64_t dtypes;
+  /**
+   * Short vendor tag, e.g. "cpu", "nvidia", "huawei-ascend", "cambricon". For
+   * kDLExtDev backends this tag says whose memory a DLTensor points to.
+   * Static string owned by the plugin; never NULL.
+   */
+  const char* vendor;
+  /**
+   * Module formats the engine accepts (e.g. "torchscript"). Array and strings
+   * are owned by the plugin and live as long as the backend state. May be
+   * NULL when num_module_formats is 0.
+   */
+  const char* const* module_formats;
+  /** Length of module_formats. */
+  size_t num_module_formats;
+} omnirt_capabilities;
+
+/** One device of a backend. Filled by the get_device_info slot. */
+typedef struct omnirt_device_info {
+  /** Set by the caller to sizeof(omnirt_device_info) before the call. */
+  size_t struct_size;
+  /** Index of the device within its backend, 0-based. */
+  int32_t index;
+  /** DLPack device type of memory on this device. */
+  int32_t dl_device_type;
+  /** Human-readable name, NUL-terminated ("NVIDIA H100 80GB HBM3"). */
+  char name[128];
+  /** Architecture tag, NUL-terminated ("sm_90", "x86_64", "Ascend910B"). */
+  char arch[32];
+  /** Total device memory in bytes; 0 if unknown. */
+  uint64_t total_memory_bytes;
+  /** Compute units (SMs, AI cores, CPU cores); 0 if unknown. */
+  int32_t compute_units;
+} omnirt_device_info;
+
+/** Bits of omnirt_memory_stats::known, one per field the backend fills. */
+#define OMNIRT_STAT_ALLOCATED_BYTES (1u << 0)
+#define OMNIRT_STAT_PEAK_BYTES (1u << 1)
+#define OMNIRT_STAT_RESERVED_BYTES (1u << 2)
+#define OMNIRT_STAT_ALLOC_COUNT (1u << 3)
+#define OMNIRT_STAT_FREE_COUNT (1u << 4)
+
+/**
+ * Memory statistics of one device, in bytes and counts since creation or the
+ * last reset_memory_stats. A field is meaningful only when its
+ * OMNIRT_STAT_* bit is set in `known`.
+ */
+typedef struct omnirt_memory_stats {
+  /** Set by the caller to sizeof(omnirt_memory_stats) before the call. */
+  size_t struct_size;
+  /** OMNIRT_STAT_* bits: which fields below the backend knows. */
+  uint32_t known;
+  /** Bytes currently handed out to callers (as requested, not rounded). */
+  uint64_t allocated_bytes;
+  /** Highest allocated_bytes since creation or last reset. */
+  uint64_t peak_bytes;
+  /** Bytes held from the system/driver, including caches and rounding. */
+  uint64_t reserved_bytes;
+  /** Successful allocations since creation or last reset. */
+  uint64_t alloc_count;
+  /** Frees since creation or last reset. */
+  uint64_t free_count;
+} omnirt_memory_stats;
+
+/**
+ * A serialized module handed to a backend's engine. Exactly one of
+ * (data, size) or path is set. The bytes need only live for the duration of
+ * the call that receives them.
+ */
+typedef struct omnirt_module_source {
+  /** sizeof(omnirt_module_source). */
+  size_t struct_size;
+  /** Format tag, e.g. "torchscript". Never NULL. */
+  const char* format;
+  /** Serialized bytes, or NULL when `path` is used. */
+  const void* data;
+  /** Length of data in bytes. */
+  size_t size;
+  /** Path of a file holding the module, or NULL when `data` is used. */
+  const char* path;
+} omnirt_module_source;
+
+/** A named set of ops at a version ("omnirt.nn", 1). */
+typedef struct omnirt_op_set {
+  /** Static string owned by the plugin. */
+  const char* name;
+  /** Version of the op set. */
+  int32_t version;
+} omnirt_op_set;
+
+/** One named op a backend implements. Arrays of these are plugin-owned. */
+typedef struct omnirt_op_decl {
+  /** Op name, e.g. "rms_norm". Static string owned by the plugin. */
+  const char* name;
+  /** Name of the op set the op belongs to. */
+  const char* op_set;
+  /** Number of input tensors the op takes. */
+  int32_t num_inputs;
+  /** Number of output tensors the op writes. */
+  int32_t num_outputs;
+} omnirt_op_decl;
+
+/** A named scalar attribute of an op call ("eps" = 1e-6, "dim" = -1). */
+typedef struct omnirt_op_attr {
+  /** Attribute name; borrowed for the duration of the call. */
+  const char* name;
+  /** Value. Integer attributes are passed as exact doubles. */
+  double value;
+} omnirt_op_attr;
+
+OMNIRT_EXTERN_C_END
+
+#endif /* OMNIRT_TYPES_H_ */
