@@ -10,7 +10,7 @@ built-in exception means the same, the class also derives from it, so
 
 __all__ = [
     "Error", "InvalidArgument", "NotFound", "NotSupported", "Unavailable", "OutOfMemory",
-    "Incompatible", "Internal", "NotReady", "AlreadyExists", "OutOfRange", "DeviceLost",
+    "Incompatible", "Internal", "NotReady", "AlreadyExists", "OutOfRange", "DeviceLost", "Timeout",
 ]
 
 
@@ -96,9 +96,14 @@ class DeviceLost(Error):
     code, name = 11, "DEVICE_LOST"
 
 
+class Timeout(Error, TimeoutError):
+    """A wait ran past its time limit (a collective whose peers did not all arrive)."""
+    code, name = 12, "TIMEOUT"
+
+
 _BY_STATUS = {cls.code: cls for cls in (
     InvalidArgument, NotFound, NotSupported, Unavailable, OutOfMemory, Incompatible, Internal,
-    NotReady, AlreadyExists, OutOfRange, DeviceLost)}
+    NotReady, AlreadyExists, OutOfRange, DeviceLost, Timeout)}
 
 
 def error_class(status):

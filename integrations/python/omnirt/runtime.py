@@ -184,7 +184,8 @@ class Backend:
         ``compile=False`` skips the compile tier (OMNIRT_WRAP_DISABLE_COMPILE).
         ``attrs`` go to a named op serving as the override tier (default: those
         given to ``register_override(tag, tag, ...)``). ``record_runs`` records
-        every run in :meth:`report` (which then grows with each run).
+        every run in :meth:`report`: such a run returns once its work has
+        completed (to time it), and the report grows with each.
 
         Returns an :class:`omnirt.Module`; its ``timeline`` lists every attempt.
         When every tier fails, raises the last failure's error, whose message

@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "attrs.h"
 #include "bindings.h"
@@ -94,9 +95,17 @@ class Module {
   bool record_runs() const { return report_ != nullptr; }
 
  private:
-  // One output: the tensor; several: a tuple. Every output is released, also
-  // when handing one out fails.
+  // One output: the tensor; several: a tuple; a dict's (every output named
+  // by the backend): a dict. Every output is released, also when handing one
+  // out fails.
   py::object hand_out(DLManagedTensor** outputs, size_t count) const {
+    std::vector<std::string> names;
+    try {
+      names = output_names(outputs, count);
+    } catch (...) {
+      for (size_t j = 0; j < count; ++j) outputs[j]->deleter(outputs[j]);
+      throw;
+    }
     py::tuple results(count);
     for (size_t i = 0; i < count; ++i) {
       try {
@@ -106,7 +115,25 @@ class Module {
         throw;
       }
     }
+    if (!names.empty()) {
+      py::dict named;
+      for (size_t i = 0; i < count; ++i) named[text(names[i])] = results[i];
+      return std::move(named);
+    }
     return count == 1 ? py::object(results[0]) : py::object(results);
+  }
+
+  // The outputs' names when the backend gave every one a name, else none.
+  std::vector<std::string> output_names(DLManagedTensor** outputs, size_t count) const {
+    std::vector<std::string> names;
+    if (!state_->names_outputs()) return names;
+    for (size_t i = 0; i < count; ++i) {
+      const char* name = nullptr;
+      check(omnirt_module_output_name(module_.get(), outputs[i], &name));
+      if (name == nullptr || *name == '\0') return {};
+      names.emplace_back(name);
+    }
+    return names;
   }
 
   StatePtr state_;  // declared first: the module is destroyed while the host is loaded

@@ -23,6 +23,7 @@ BackendState::BackendState(HostPtr host, omnirt_backend* backend, OutputKind out
   caps.struct_size = sizeof caps;
   check(omnirt_get_capabilities(backend_, &caps));
   device_type_ = caps.dl_device_type;
+  features_ = caps.features;
   check(omnirt_report_create(backend_, nullptr, &report_));
 }
 

@@ -61,6 +61,8 @@ class BackendState {
   omnirt_backend* backend() const { return backend_; }
   const std::string& name() const { return name_; }
   int32_t device_type() const { return device_type_; }
+  /// OMNIRT_FEATURE_OUTPUT_NAMES: the backend names a dict output's tensors.
+  bool names_outputs() const { return (features_ & OMNIRT_FEATURE_OUTPUT_NAMES) != 0; }
   OutputKind outputs() const { return outputs_; }
   omnirt_report* report() const { return report_; }
 
@@ -74,6 +76,7 @@ class BackendState {
   omnirt_backend* backend_;
   std::string name_;
   int32_t device_type_ = 0;
+  uint64_t features_ = 0;
   OutputKind outputs_;
   omnirt_report* report_ = nullptr;
   std::vector<std::unique_ptr<PyOverride>> overrides_;

@@ -1,5 +1,7 @@
 """Small models the tests script and compare with PyTorch (random weights
 from fixed seeds; nothing is downloaded). Importing this imports torch."""
+from typing import Dict
+
 import torch
 from torch import nn
 
@@ -84,6 +86,20 @@ class Tiny(nn.Module):
 
     def forward(self, x):
         return self.fc(x)
+
+
+class Positive(nn.Module):
+    """A bool output."""
+
+    def forward(self, x):
+        return x > 0
+
+
+class Named(nn.Module):
+    """A dict output."""
+
+    def forward(self, x) -> Dict[str, torch.Tensor]:
+        return {"plus_one": x + 1, "twice": x * 2}
 
 
 class NotScriptable(nn.Module):

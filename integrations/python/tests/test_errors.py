@@ -18,7 +18,7 @@ def status_codes(paths):
 
 def test_every_status_has_its_class(paths):
     codes = status_codes(paths)
-    assert len(codes) >= 12
+    assert len(codes) >= 13
     for name, code in codes.items():
         assert _omnirt.status_name(code) == name
         if code == 0:
@@ -36,6 +36,7 @@ def test_builtin_bases():
     assert issubclass(omnirt.NotSupported, NotImplementedError)
     assert issubclass(omnirt.OutOfMemory, MemoryError)
     assert issubclass(omnirt.OutOfRange, IndexError)
+    assert issubclass(omnirt.Timeout, TimeoutError)
 
 
 def test_unknown_status_reads_as_internal():

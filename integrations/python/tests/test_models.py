@@ -46,6 +46,28 @@ def test_outputs_match_pytorch(backend, name, compile):
         torch.testing.assert_close(g.cpu(), w, rtol=1e-4, atol=1e-4)
 
 
+def test_dict_outputs_come_back_as_a_dict(backend):
+    if "output_names" not in backend.capabilities.features:
+        pytest.skip(f"gap (issue 15): backend '{backend.name}' does not name its outputs "
+                    "(OMNIRT_FEATURE_OUTPUT_NAMES), so a dict output cannot come back as one")
+    x = torch.arange(3.0, device=torch_device(backend))
+    got = backend.wrap_module(_models.Named(), tag="named")(x)
+    synchronize(backend, torch)
+    assert isinstance(got, dict) and list(got) == ["plus_one", "twice"]
+    torch.testing.assert_close(got["plus_one"], x + 1)
+    torch.testing.assert_close(got["twice"], x * 2)
+
+
+@pytest.mark.xfail(raises=omnirt.InvalidArgument, strict=False,
+                   reason="gap (issue 15): the engines cannot export bool tensors through DLPack "
+                          "(libtorch 1.13: 'Bool type is not supported by dlpack')")
+def test_bool_outputs(backend):
+    x = torch.tensor([-1.0, 2.0], device=torch_device(backend))
+    got = backend.wrap_module(_models.Positive(), tag="positive")(x)
+    synchronize(backend, torch)
+    assert got.dtype == torch.bool and got.tolist() == [False, True]
+
+
 def test_every_form_of_module(backend, tmp_path):
     model = _models.make(_models.Mlp)
     scripted = torch.jit.script(model)

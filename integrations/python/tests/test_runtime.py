@@ -68,6 +68,28 @@ def test_memory(rt, torch):
         cpu.mem_info(device=7)
 
 
+def test_report(rt, torch):
+    cpu = rt.backend("cpu")
+    quiet = cpu.wrap_module(torch.nn.Linear(4, 2), tag="quiet")
+    recorded = cpu.wrap_module(torch.nn.Linear(4, 2), tag="recorded", record_runs=True)
+    assert not quiet.record_runs and recorded.record_runs
+    x = torch.ones(1, 4)
+    quiet(x)
+    recorded(x)
+    recorded(x)
+    cpu.add_stage("preprocess", 1.25)
+    report = cpu.report()
+    assert isinstance(report, dict) and report["schema_version"] >= 2
+    assert report["backend"]["name"] == "cpu"
+    assert [e["tag"] for e in report["timeline"]] == ["quiet", "recorded"]
+    assert report["runs"]["count"] == 2  # the recorded module's runs only
+    kinds = [(s["kind"], s.get("tag", ""), s["name"]) for s in report["stages"]]
+    assert kinds.count(("run", "recorded", "run")) == 2 and ("embedder", "", "preprocess") in kinds
+    assert report["outputs"]["tag"] == "recorded"
+    assert report["outputs"]["tensors"][0]["shape"] == [1, 2]
+    assert json.loads(report.json()) == dict(report)
+
+
 def test_unknown_backend(rt):
     with pytest.raises(omnirt.NotFound) as caught:
         rt.backend("no_such_backend")
