@@ -3,7 +3,7 @@
 # host's version; each backend has its own (plugins/<name>/VERSION):
 #
 #   libomnirt<major>            runtime          libomnirt.so.<major>, the host
-#   omnirt-tools                tools            omnirt-probe, -run, -conformance, -vet
+#   omnirt-tools                tools            omnirt-probe, -run, -conformance
 #   libomnirt-dev               devel            headers, CMake package, omnirt.pc,
 #                                                backend template, onboarding guide
 #   python3-omnirt              python           the Python package omnirt
@@ -58,8 +58,7 @@ This package contains the command line tools: omnirt-probe lists the backends
 found on this machine, their devices and capabilities, and why each rejected
 plugin file was rejected; omnirt-run runs a model through a backend and prints
 its run report; omnirt-conformance certifies a backend plugin against the
-plugin rules; omnirt-vet loads a plugin the way the host does, in a child
-process, to vet it before it runs in an embedder.]])
+plugin rules.]])
 
 omnirt_deb_package(libomnirt-dev
   COMPONENTS devel
