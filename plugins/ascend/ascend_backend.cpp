@@ -109,4 +109,4 @@ void AscendBackend::destroy_leftovers() noexcept {
 
 }  // namespace omnirt::ascend
 
-OMNIRT_DEFINE_BACKEND(omnirt::ascend::AscendBackend, "ascend", OMNIRT_ASCEND_PLUGIN_VERSION)
+OMNIRT_DEFINE_BACKEND(omnirt::ascend::AscendBackend, "ascend", OMNIRT_BACKEND_VERSION)

@@ -95,5 +95,4 @@ void CambriconBackend::destroy_leftovers() noexcept {
 
 }  // namespace omnirt::cambricon
 
-OMNIRT_DEFINE_BACKEND(omnirt::cambricon::CambriconBackend, "cambricon",
-                      OMNIRT_CAMBRICON_PLUGIN_VERSION)
+OMNIRT_DEFINE_BACKEND(omnirt::cambricon::CambriconBackend, "cambricon", OMNIRT_BACKEND_VERSION)

@@ -246,4 +246,4 @@ std::shared_ptr<CpuStream> CpuBackend::resolve_stream(omnirt_stream* stream) con
 
 }  // namespace omnirt::cpu
 
-OMNIRT_DEFINE_BACKEND(omnirt::cpu::CpuBackend, "cpu", OMNIRT_CPU_PLUGIN_VERSION)
+OMNIRT_DEFINE_BACKEND(omnirt::cpu::CpuBackend, "cpu", OMNIRT_BACKEND_VERSION)

@@ -5,10 +5,6 @@
 #include "cuda_stream.h"
 #include "omnirt_plugin_common/options.h"
 
-#ifndef OMNIRT_CUDA_PLUGIN_VERSION
-#define OMNIRT_CUDA_PLUGIN_VERSION "0.0.0"
-#endif
-
 namespace omnirt::cuda {
 namespace {
 
@@ -225,4 +221,4 @@ void CudaBackend::device_synchronize(int32_t device) {
 
 }  // namespace omnirt::cuda
 
-OMNIRT_DEFINE_BACKEND(omnirt::cuda::CudaBackend, "cuda", OMNIRT_CUDA_PLUGIN_VERSION)
+OMNIRT_DEFINE_BACKEND(omnirt::cuda::CudaBackend, "cuda", OMNIRT_BACKEND_VERSION)

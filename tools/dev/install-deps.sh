@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev python3-torch python3-torchvision   # cpu TorchScript engine and test models
   pybind11-dev python3-dev python3-numpy python3-pytest   # the Python package omnirt and its tests
+  lintian   # packaging.debs: the Debian packages are lintian-clean at the error level
 )
 
 missing=()
