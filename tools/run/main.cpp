@@ -1,5 +1,6 @@
-// omnirt-run: wraps a TorchScript model on a backend through the host, runs
-// it on seeded random (or .npy) inputs, and prints latency and the run report.
+// omnirt-run: wraps a model (TorchScript, or an AOTInductor package) on a
+// backend through the host, runs it on seeded random (or .npy) inputs, and
+// prints latency and the run report.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -14,6 +15,7 @@
 #include "device_io.h"
 #include "inputs.h"
 #include "latency.h"
+#include "module_format.h"
 #include "npy.h"
 #include "omnirt/host.h"
 #include "progress.h"
@@ -40,6 +42,7 @@ constexpr const char* kExitCodes =
 
 struct Options {
   std::string model;
+  std::string format = "auto";
   std::string backend = "auto";
   std::vector<std::string> inputs;
   std::vector<std::string> input_files;
@@ -178,9 +181,10 @@ int run(const Options& o) {
   omnirt_report_add_stage(report.get(), "prepare_inputs", ms_since(start));
 
   const std::string tag = o.tag.empty() ? fs::path(o.model).stem().string() : o.tag;
+  const std::string format = o.format != "auto" ? o.format : module_format_of(o.model);
   omnirt_module_source source{};
   source.struct_size = sizeof source;
-  source.format = "torchscript";
+  source.format = format.c_str();
   source.path = o.model.c_str();
   omnirt_wrap_options wrap{};
   wrap.struct_size = sizeof wrap;
@@ -228,13 +232,17 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "omnirt-run: wrap a TorchScript model on an OmniRT backend, run it and print "
-      "latency and the run report."};
+      "omnirt-run: wrap a model (TorchScript or an AOTInductor package) on an OmniRT backend, "
+      "run it and print latency and the run report."};
   app.footer(kExitCodes);
   Options o;
-  app.add_option("model", o.model, "TorchScript model file (.pt)")
+  app.add_option("model", o.model, "TorchScript model (.pt) or AOTInductor package (.pt2)")
       ->required()
       ->check(CLI::ExistingFile);
+  app.add_option("--format", o.format,
+                 "Module format: auto (from the file's entries), torchscript or aoti")
+      ->check(CLI::IsMember({"auto", "torchscript", "aoti"}))
+      ->capture_default_str();
   app.add_option("--backend", o.backend, "Backend name, or auto (the first available)")
       ->capture_default_str()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);

@@ -1,9 +1,11 @@
 // omnirt_module_* (run, timeline access, destroy) and embedder overrides.
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "backend.h"
 #include "error.h"
+#include "host_services.h"
 #include "module/module.h"
 #include "module/tensor.h"
 #include "plugin_call.h"
@@ -95,12 +97,17 @@ omnirt_status omnirt_module_run(omnirt_module* module, const DLTensor* inputs, s
                                 omnirt_report* report) {
   return guard_api("omnirt_module_run", [&] {
     const auto start = std::chrono::steady_clock::now();
+    std::optional<omnirt::PluginNotes> notes;  // what the plugin warns of, for the report
+    if (report != nullptr) notes.emplace();
     const omnirt_status status =
         run_module(module, inputs, num_inputs, stream, outputs, output_capacity, num_outputs);
     if (report != nullptr && module != nullptr) {
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
               .count();
+      for (const omnirt::PluginNote& n : notes->notes()) {
+        report->add_note(module->timeline.tag, n.backend, n.message);
+      }
       const bool ok = status == OMNIRT_STATUS_OK;
       report->add_run(module->timeline.tag, ms, status, ok ? outputs : nullptr,
                       ok ? *num_outputs : 0);
