@@ -22,10 +22,10 @@ import sys
 import warnings
 
 import torch
-import torchvision
 
 
 def resnet18() -> torch.nn.Module:
+    import torchvision  # here, so that the other models need only torch
     return torchvision.models.resnet18(weights=None)
 
 

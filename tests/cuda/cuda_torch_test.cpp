@@ -232,6 +232,38 @@ INSTANTIATE_TEST_SUITE_P(Tiers, CudaEngineTest,
                            return std::string(param_info.param == OMNIRT_TIER_COMPILE ? "Compile" : "Eager");
                          });
 
+// The compile tier cannot capture a module that synchronizes with the host:
+// it runs the frozen module instead, and says so once for those inputs.
+TEST_F(CudaTorchTest, ACaptureThatFailsFallsBackToTheModuleAndSaysSo) {
+  const std::string bytes = host_sync_torchscript();
+  const omnirt_module_source source = {sizeof source, "torchscript", bytes.data(), bytes.size(), nullptr};
+  omnirt_executable* exe = nullptr;
+  ASSERT_EQ(vt().module_load(st(), 0, &source, OMNIRT_TIER_COMPILE, "sync", &exe), OMNIRT_STATUS_OK)
+      << last_error();
+  const at::Tensor x = torch::randn({4, 8}, torch::TensorOptions().device(torch::kCUDA));
+  const at::Tensor expected = x * x.sum().item<float>();
+  last_warning().clear();
+  for (int run = 0; run < 3; ++run) {
+    const DLTensor in = dl_view(x);
+    DLManagedTensor* out = nullptr;
+    size_t count = 0;
+    ASSERT_EQ(vt().executable_run(st(), exe, &in, 1, nullptr, &out, 1, &count), OMNIRT_STATUS_OK)
+        << last_error();
+    torch::cuda::synchronize();
+    EXPECT_TRUE(torch::allclose(as_tensor(out), expected, 1e-4, 1e-4)) << "run " << run;
+    out->deleter(out);
+    if (run == 0) {
+      EXPECT_NE(last_warning().find("module 'sync': CUDA graph capture failed for inputs [4x8 Float]"),
+                std::string::npos)
+          << last_warning();
+      last_warning().clear();
+    } else {
+      EXPECT_EQ(last_warning(), "") << "said again on run " << run;
+    }
+  }
+  EXPECT_EQ(vt().executable_destroy(st(), exe), OMNIRT_STATUS_OK);
+}
+
 TEST(CudaEngineLoadTest, RejectsBytesThatAreNotTorchScript) {
   CudaPlugin plugin;
   if (!plugin.available() || plugin.device_count() == 0) GTEST_SKIP() << "no CUDA device";

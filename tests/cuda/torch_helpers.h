@@ -1,5 +1,6 @@
 // libtorch helpers shared by the cuda tests and benchmarks that compare with
-// PyTorch: a launch-bound MLP as TorchScript bytes, and at::Tensor as DLTensor.
+// PyTorch: a launch-bound MLP and a module no CUDA graph can hold, as
+// TorchScript bytes, and at::Tensor as DLTensor.
 #ifndef OMNIRT_TESTS_CUDA_TORCH_HELPERS_H_
 #define OMNIRT_TESTS_CUDA_TORCH_HELPERS_H_
 
@@ -27,6 +28,16 @@ inline std::string mlp_torchscript(int64_t width = 256, int layers = 4) {
   }
   body += "    return x\n";
   m.define(body);
+  std::ostringstream bytes;
+  m.save(bytes);
+  return bytes.str();
+}
+
+// A module that reads a value back to the host in mid-forward
+// (float(x.sum())): it runs, but a CUDA graph cannot capture it.
+inline std::string host_sync_torchscript() {
+  torch::jit::Module m("sync");
+  m.define("def forward(self, x):\n    s = float(x.sum())\n    return x * s\n");
   std::ostringstream bytes;
   m.save(bytes);
   return bytes.str();

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <stdexcept>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -90,6 +91,23 @@ std::unique_ptr<Loader> make_loader(const std::string& file, int device, bool si
 #endif
 }
 
+// The package's run on the current stream. Its runtime reports inputs it
+// refuses (the wrong number, or, with its input checks, the wrong dtype or
+// shape) as a std::runtime_error naming only the failed call; the checks
+// print the reason on stderr.
+std::vector<at::Tensor> run_package(Loader& loader, const std::vector<at::Tensor>& inputs) {
+  try {
+    return loader.run(inputs);
+  } catch (const c10::Error&) {
+    throw;  // libtorch's own errors keep their status (guarded)
+  } catch (const std::runtime_error& e) {
+    fail(OMNIRT_STATUS_INVALID_ARGUMENT,
+         std::string("the AOTInductor package refused the run (") + e.what() +
+             "); its input checks, compiled in and enabled with AOTI_RUNTIME_CHECK_INPUTS=1, "
+             "print why on stderr");
+  }
+}
+
 class AotiModule final : public omnirt_cuda_engine_module {
  public:
   AotiModule(std::unique_ptr<Loader> loader, int device_index, bool compile_tier)
@@ -97,7 +115,7 @@ class AotiModule final : public omnirt_cuda_engine_module {
     if (compile_tier) {
       graphs_.emplace(device_index, [this](const std::vector<at::Tensor>& inputs,
                                            const c10::cuda::CUDAStream&) {
-        return loader_->run(inputs);
+        return run_package(*loader_, inputs);
       });
     }
   }
@@ -107,7 +125,7 @@ class AotiModule final : public omnirt_cuda_engine_module {
   void run(const DLTensor* inputs, size_t num_inputs, const c10::cuda::CUDAStream& stream,
            std::vector<DLManagedTensor*>& out, std::string& note) override {
     if (graphs_) return graphs_->run(inputs, num_inputs, stream, out, note);
-    hand_out_all(loader_->run(wrap_all(inputs, num_inputs, device)), nullptr, out);
+    hand_out_all(run_package(*loader_, wrap_all(inputs, num_inputs, device)), nullptr, out);
   }
 
  private:
