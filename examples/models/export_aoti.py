@@ -20,7 +20,6 @@ The packages carry AOTInductor's input checks (AOTI_RUNTIME_CHECK_INPUTS=1 is
 set while compiling); set AOTI_RUNTIME_CHECK_INPUTS=1 where they run to have
 inputs of the wrong dtype or shape refused instead of read.
 """
-import argparse
 import os
 import pathlib
 import sys
@@ -30,7 +29,7 @@ os.environ.setdefault("AOTI_RUNTIME_CHECK_INPUTS", "1")  # read when the package
 import torch  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from make_models import MODELS  # noqa: E402
+from make_models import MODELS, parse_model_args  # noqa: E402
 
 # Dimensions left dynamic per model: {input index: {dim: (name, min, max)}}.
 DYNAMIC = {"mlp": {0: {0: ("batch", 1, 1024)}}}
@@ -57,21 +56,13 @@ def save_torchscript(model, example_inputs, path):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir", type=pathlib.Path, help="folder to write NAME.pt2 and NAME.pt into")
-    parser.add_argument("names", nargs="*", metavar="NAME",
-                        help=f"models to export: {', '.join(MODELS)} (default: all)")
-    args = parser.parse_args()
+    args = parse_model_args(__doc__.splitlines()[0], "folder to write NAME.pt2 and NAME.pt into")
     major, minor = (int(v) for v in torch.__version__.split(".")[:2])
     if (major, minor) < (2, 6) or not torch.cuda.is_available():
         print(f"export_aoti.py: needs PyTorch >= 2.6 with a CUDA GPU; this is torch {torch.__version__}, "
               f"CUDA {'available' if torch.cuda.is_available() else 'not available'}", file=sys.stderr)
         return 2
-    unknown = [n for n in args.names if n not in MODELS]
-    if unknown:
-        parser.error(f"unknown model {', '.join(unknown)}; choose from {', '.join(MODELS)}")
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    for name in args.names or MODELS:
+    for name in args.names:
         make, input_shape = MODELS[name]
         torch.manual_seed(0)
         try:

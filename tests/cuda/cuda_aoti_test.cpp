@@ -40,12 +40,8 @@ std::string unavailable(CudaPlugin& plugin, const char* format) {
 class AotiTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string reason;
-    if (!plugin_.available(&reason) || plugin_.device_count() == 0) {
-      plugin_.available(&reason);
-      GTEST_SKIP() << "no CUDA device: " << reason;
-    }
-    if (!torch::cuda::is_available()) GTEST_SKIP() << "libtorch sees no CUDA device";
+    const std::string no_gpu = gpu_unavailable(plugin_);
+    if (!no_gpu.empty()) GTEST_SKIP() << no_gpu;
     const std::string why = unavailable(plugin_, "aoti");
     if (!why.empty()) GTEST_SKIP() << "no AOTInductor here: " << why;
     const char* dir = std::getenv("OMNIRT_TEST_AOTI_DIR");

@@ -19,12 +19,8 @@ namespace {
 class CudaTorchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string reason;
-    if (!plugin_.available(&reason) || plugin_.device_count() == 0) {
-      plugin_.available(&reason);
-      GTEST_SKIP() << "no CUDA device: " << reason;
-    }
-    if (!torch::cuda::is_available()) GTEST_SKIP() << "libtorch sees no CUDA device";
+    const std::string why = gpu_unavailable(plugin_);
+    if (!why.empty()) GTEST_SKIP() << why;
   }
   const omnirt_backend_vtable& vt() const { return *plugin_.vt(); }
   omnirt_backend_state* st() const { return plugin_.state(); }

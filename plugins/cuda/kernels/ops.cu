@@ -172,68 +172,84 @@ struct RowSlice {
   }
 };
 
+// For each of the R rows, op over f(element) of this thread's packs.
+template <class Op, int R, int V, int E, class F>
+__device__ __forceinline__ void thread_reduce(const float (&v)[R][V][E], float (&out)[R], Op op,
+                                              F f) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    out[r] = Op::identity();
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+#pragma unroll
+      for (int e = 0; e < E; ++e) out[r] = op(out[r], f(v[r][k][e]));
+    }
+  }
+}
+
+// Writes this thread's packs of its rows to y, each first transformed by
+// finish(r, column, pack) in place.
+template <class Slice, class T, int R, int V, int E, class F>
+__device__ __forceinline__ void store_rows(const Slice& s, T* y, float (&v)[R][V][E], F finish) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      if (!s.holds(r, k)) continue;
+      finish(r, s.column(k), v[r][k]);
+      store(y + s.offset[r] + s.column(k), v[r][k]);
+    }
+  }
+}
+
 // --- register configurations: one read of each row --------------------------
+
+// The grid-stride loop of a register configuration: body(slice, v) once per
+// step, v holding this thread's packs of its rows (packs outside them: fill).
+template <class T, int V, int LANES, int R, class Body>
+__device__ __forceinline__ void for_each_step(const T* x, long long rows, long long n, float fill,
+                                              Body body) {
+  using Slice = RowSlice<T, V, LANES, R>;
+  Slice s(n);
+  for (long long first = s.first_step(); first < rows; first += s.step()) {
+    s.at(first, rows);
+    float v[R][V][Slice::E];
+    s.load_rows(x, fill, v);
+    body(s, v);
+  }
+}
 
 template <class T, int V, int LANES, int R>
 __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ weight,
                               T* __restrict__ y, long long rows, long long n, float eps) {
-  using Slice = RowSlice<T, V, LANES, R>;
-  constexpr int E = Slice::E;
-  Slice s(n);
-  for (long long first = s.first_step(); first < rows; first += s.step()) {
-    s.at(first, rows);
-    float v[R][V][E];
-    s.load_rows(x, 0.f, v);
-    float squares[R] = {};
+  constexpr int E = kPack<T>;
+  for_each_step<T, V, LANES, R>(x, rows, n, 0.f, [&](const auto& s, float (&v)[R][V][E]) {
+    float scale[R];
+    thread_reduce(v, scale, Sum{}, [](float a) { return a * a; });
+    row_reduce<LANES>(scale, Sum{});
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
+    for (int r = 0; r < R; ++r) scale[r] = rsqrtf(scale[r] / float(n) + eps);
+    store_rows(s, y, v, [&](int r, int column, float (&pack)[E]) {
+      float w[E];
+      load(weight + column, w);
 #pragma unroll
-      for (int k = 0; k < V; ++k) {
-#pragma unroll
-        for (int e = 0; e < E; ++e) squares[r] += v[r][k][e] * v[r][k][e];
-      }
-    }
-    row_reduce<LANES>(squares, Sum{});
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const float scale = rsqrtf(squares[r] / float(n) + eps);
-#pragma unroll
-      for (int k = 0; k < V; ++k) {
-        if (!s.holds(r, k)) continue;
-        float w[E];
-        load(weight + s.column(k), w);
-#pragma unroll
-        for (int e = 0; e < E; ++e) v[r][k][e] = v[r][k][e] * scale * w[e];
-        store(y + s.offset[r] + s.column(k), v[r][k]);
-      }
-    }
-  }
+      for (int e = 0; e < E; ++e) pack[e] = pack[e] * scale[r] * w[e];
+    });
+  });
 }
 
 template <class T, int V, int LANES, int R>
 __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ weight,
                                 const T* __restrict__ bias, T* __restrict__ y, long long rows,
                                 long long n, float eps) {
-  using Slice = RowSlice<T, V, LANES, R>;
-  constexpr int E = Slice::E;
-  Slice s(n);
-  for (long long first = s.first_step(); first < rows; first += s.step()) {
-    s.at(first, rows);
-    float v[R][V][E];
-    s.load_rows(x, 0.f, v);
-    float mean[R] = {};
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-#pragma unroll
-      for (int k = 0; k < V; ++k) {
-#pragma unroll
-        for (int e = 0; e < E; ++e) mean[r] += v[r][k][e];
-      }
-    }
+  constexpr int E = kPack<T>;
+  for_each_step<T, V, LANES, R>(x, rows, n, 0.f, [&](const auto& s, float (&v)[R][V][E]) {
+    float mean[R];
+    thread_reduce(v, mean, Sum{}, [](float a) { return a; });
     row_reduce<LANES>(mean, Sum{});
     // Two passes over the registers: the variance of centred values does not
     // cancel catastrophically, and costs no second read of memory.
-    float squares[R] = {};
+    float scale[R] = {};
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       mean[r] /= float(n);
@@ -243,48 +259,30 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
 #pragma unroll
         for (int e = 0; e < E; ++e) {
           v[r][k][e] -= mean[r];
-          if (in_row) squares[r] += v[r][k][e] * v[r][k][e];
+          if (in_row) scale[r] += v[r][k][e] * v[r][k][e];
         }
       }
     }
-    row_reduce<LANES>(squares, Sum{});
+    row_reduce<LANES>(scale, Sum{});
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const float scale = rsqrtf(squares[r] / float(n) + eps);
+    for (int r = 0; r < R; ++r) scale[r] = rsqrtf(scale[r] / float(n) + eps);
+    store_rows(s, y, v, [&](int r, int column, float (&pack)[E]) {
+      float w[E], b[E];
+      load(weight + column, w);
+      load(bias + column, b);
 #pragma unroll
-      for (int k = 0; k < V; ++k) {
-        if (!s.holds(r, k)) continue;
-        float w[E], b[E];
-        load(weight + s.column(k), w);
-        load(bias + s.column(k), b);
-#pragma unroll
-        for (int e = 0; e < E; ++e) v[r][k][e] = v[r][k][e] * scale * w[e] + b[e];
-        store(y + s.offset[r] + s.column(k), v[r][k]);
-      }
-    }
-  }
+      for (int e = 0; e < E; ++e) pack[e] = pack[e] * scale[r] * w[e] + b[e];
+    });
+  });
 }
 
 template <class T, int V, int LANES, int R>
 __device__ void softmax_rows(const T* __restrict__ x, T* __restrict__ y, long long rows,
                              long long n) {
-  using Slice = RowSlice<T, V, LANES, R>;
-  constexpr int E = Slice::E;
-  Slice s(n);
-  for (long long first = s.first_step(); first < rows; first += s.step()) {
-    s.at(first, rows);
-    float v[R][V][E];
-    s.load_rows(x, -INFINITY, v);
+  constexpr int E = kPack<T>;
+  for_each_step<T, V, LANES, R>(x, rows, n, -INFINITY, [&](const auto& s, float (&v)[R][V][E]) {
     float top[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      top[r] = -INFINITY;
-#pragma unroll
-      for (int k = 0; k < V; ++k) {
-#pragma unroll
-        for (int e = 0; e < E; ++e) top[r] = fmaxf(top[r], v[r][k][e]);
-      }
-    }
+    thread_reduce(v, top, Max{}, [](float a) { return a; });
     row_reduce<LANES>(top, Max{});
     float sum[R] = {};
 #pragma unroll
@@ -300,18 +298,12 @@ __device__ void softmax_rows(const T* __restrict__ x, T* __restrict__ y, long lo
       }
     }
     row_reduce<LANES>(sum, Sum{});
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
+    store_rows(s, y, v, [&](int r, int, float (&pack)[E]) {
       const float inverse = 1.f / sum[r];
 #pragma unroll
-      for (int k = 0; k < V; ++k) {
-        if (!s.holds(r, k)) continue;
-#pragma unroll
-        for (int e = 0; e < E; ++e) v[r][k][e] *= inverse;
-        store(y + s.offset[r] + s.column(k), v[r][k]);
-      }
-    }
-  }
+      for (int e = 0; e < E; ++e) pack[e] *= inverse;
+    });
+  });
 }
 
 // --- loop kernels: a block per row, one read per pass -----------------------
