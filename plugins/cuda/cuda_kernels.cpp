@@ -138,8 +138,9 @@ bool aligned(std::initializer_list<const void*> pointers) {
   return true;
 }
 
-// The kernel variants each op has (launch_plan.h).
-bool has_variant(int op, int variant) {
+// The kernel variants each op has for each dtype (launch_plan.h).
+bool has_variant(int op, int dtype, int variant) {
+  if (!variant_has_dtype(variant, dtype == 0 ? 4 : 2)) return false;
   switch (op) {
     case kGeglu: return variant == kElementwisePacks || variant == kElementwiseElements;
     case kSoftmax: return variant < kRowVariants || variant == kColumns;
@@ -171,7 +172,7 @@ cudaKernel_t Kernels::kernel(const Symbols& cuda, int op, int dtype, int variant
     for (int o = 0; o < kOps; ++o) {
       for (int t = 0; t < kDtypes; ++t) {
         for (int v = 0; v < kVariants; ++v) {
-          if (!has_variant(o, v)) continue;
+          if (!has_variant(o, t, v)) continue;
           const std::string name = std::string("omnirt_") + kDecls[o].name + "_" + kDtypeSuffix[t] +
                                    "_" + variant_suffix(v);
           OMNIRT_CUDA_CALL(cuda, cudaLibraryGetKernel, &kernels_[o][t][v], library_, name.c_str());

@@ -11,10 +11,14 @@ constexpr int kThreadsPerSm = 2048;  // resident threads per SM on sm_80 and sm_
 
 struct RowConfig {
   int variant, lanes, packs, rows;
+  bool f32_only;
 };
+// In the order the planner tries them: fewest packs per thread first.
 constexpr RowConfig kRowConfigs[] = {
-#define OMNIRT_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows},
-    OMNIRT_ROW_CONFIGS(OMNIRT_ROW_CONFIG)
+#define OMNIRT_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, false},
+#define OMNIRT_F32_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, true},
+    OMNIRT_ROW_CONFIGS(OMNIRT_ROW_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_F32_ROW_CONFIG)
+#undef OMNIRT_F32_ROW_CONFIG
 #undef OMNIRT_ROW_CONFIG
 };
 
@@ -32,10 +36,17 @@ unsigned grid_for(long long blocks_of_work, int threads, int sm_count) {
 const char* variant_suffix(int variant) {
   static const char* const kSuffixes[kVariants] = {
 #define OMNIRT_ROW_SUFFIX(suffix, lanes, packs, rows) #suffix,
-      OMNIRT_ROW_CONFIGS(OMNIRT_ROW_SUFFIX)
+      OMNIRT_ROW_CONFIGS(OMNIRT_ROW_SUFFIX) OMNIRT_ROW_CONFIGS_F32(OMNIRT_ROW_SUFFIX)
 #undef OMNIRT_ROW_SUFFIX
       "lv", "ls", "cols", "v", "s"};
   return variant >= 0 && variant < kVariants ? kSuffixes[variant] : "?";
+}
+
+bool variant_has_dtype(int variant, int element_bytes) {
+  for (const RowConfig& c : kRowConfigs) {
+    if (c.variant == variant) return !c.f32_only || element_bytes == 4;
+  }
+  return true;
 }
 
 LaunchPlan plan_rows(long long rows, long long n, int element_bytes, bool aligned, int sm_count) {
@@ -53,7 +64,7 @@ LaunchPlan plan_rows(long long rows, long long n, int element_bytes, bool aligne
     }
     // A block per row, the fewest packs per thread that fit in a block.
     for (const RowConfig& c : kRowConfigs) {
-      if (c.lanes != 0) continue;
+      if (c.lanes != 0 || !variant_has_dtype(c.variant, element_bytes)) continue;
       const long long threads = std::max<long long>(kMinRowThreads, ceil_div(ceil_div(packs, c.packs), 32) * 32);
       if (threads <= kMaxRowThreads) {
         return {c.variant, grid_for(rows, int(threads), sm_count), unsigned(threads)};

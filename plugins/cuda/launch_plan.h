@@ -14,6 +14,7 @@ namespace omnirt::cuda {
 enum Variant : int {
 #define OMNIRT_ROW_VARIANT(suffix, lanes, packs, rows) kRow_##suffix,
   OMNIRT_ROW_CONFIGS(OMNIRT_ROW_VARIANT)
+  OMNIRT_ROW_CONFIGS_F32(OMNIRT_ROW_VARIANT)
 #undef OMNIRT_ROW_VARIANT
   kLoopPacks,            // "lv": a block per row, 16-byte packs
   kLoopElements,         // "ls": a block per row, one element at a time
@@ -27,6 +28,10 @@ enum Variant : int {
 constexpr int kRowVariants = kLoopElements + 1;
 
 const char* variant_suffix(int variant);
+
+/// Is there a kernel of `variant` for elements of `element_bytes` (some
+/// register configurations exist for f32 only)?
+bool variant_has_dtype(int variant, int element_bytes);
 
 struct LaunchPlan {
   int variant = kLoopElements;

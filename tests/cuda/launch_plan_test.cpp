@@ -19,7 +19,7 @@ struct Config {
 Config config_of(int variant) {
   const Config configs[] = {
 #define OMNIRT_TEST_CONFIG(suffix, lanes, packs, rows) {lanes, packs},
-      OMNIRT_ROW_CONFIGS(OMNIRT_TEST_CONFIG)
+      OMNIRT_ROW_CONFIGS(OMNIRT_TEST_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_TEST_CONFIG)
 #undef OMNIRT_TEST_CONFIG
   };
   return configs[variant];
@@ -36,8 +36,9 @@ TEST(LaunchPlanTest, RegisterConfigurationsHoldTheWholeRow) {
       ASSERT_GT(plan.grid, 0u);
       ASSERT_EQ(plan.block % 32, 0u);
       if (plan.variant == kLoopPacks) {
-        // Only rows longer than the largest configuration: 512 threads of 8 packs.
-        EXPECT_GT(n, (long long)kMaxRowThreads * 8 * per_pack);
+        // Only rows longer than the largest configuration: 512 threads of 64
+        // floats (16 packs of f32, 8 of 16-bit elements).
+        EXPECT_GT(n, (long long)kMaxRowThreads * 64);
         EXPECT_EQ(plan.block, unsigned(kLoopThreads));
         continue;
       }
@@ -45,6 +46,8 @@ TEST(LaunchPlanTest, RegisterConfigurationsHoldTheWholeRow) {
       const Config c = config_of(plan.variant);
       const long long lanes = c.lanes > 0 ? c.lanes : plan.block;
       EXPECT_GE(lanes * c.packs * per_pack, n) << variant_suffix(plan.variant);
+      EXPECT_TRUE(variant_has_dtype(plan.variant, bytes)) << variant_suffix(plan.variant);
+      EXPECT_LE(c.packs * per_pack, 64) << "floats a thread keeps";
       if (c.lanes > 0) {
         EXPECT_EQ(plan.block, unsigned(kGroupThreads));
       } else {
@@ -70,7 +73,9 @@ TEST(LaunchPlanTest, PicksByRowLength) {
   EXPECT_EQ(suffix(4096, 4), "b4");
   EXPECT_EQ(suffix(8192, 2), "b4");
   EXPECT_EQ(suffix(32000, 2), "b8");  // a vocabulary-sized softmax stays in registers
-  EXPECT_EQ(suffix(32768, 4), "lv");
+  EXPECT_EQ(suffix(32000, 4), "b16");  // f32 too, in 16 packs a thread
+  EXPECT_EQ(suffix(32768 + 4, 4), "lv");
+  EXPECT_EQ(suffix(32768 + 8, 2), "lv");
   EXPECT_EQ(plan_rows(4096, 8192, 2, true, kH100Sms).block, 256u);
 }
 
@@ -83,6 +88,7 @@ TEST(LaunchPlanTest, UnalignedRowsAreReadElementByElement) {
 TEST(LaunchPlanTest, GridsFillTheGpuAndNoMore) {
   // 16384 rows of a block each: 4 resident blocks of 512 threads per SM.
   const LaunchPlan big = plan_rows(16384, 16384, 4, true, kH100Sms);
+  EXPECT_EQ(std::string(variant_suffix(big.variant)), "b8");
   EXPECT_EQ(big.block, 512u);
   EXPECT_EQ(big.grid, unsigned(kH100Sms * 4));
   // Few rows: a block each, no more.
@@ -113,6 +119,9 @@ TEST(LaunchPlanTest, NothingToDo) {
 TEST(LaunchPlanTest, EveryVariantHasASuffix) {
   for (int v = 0; v < kVariants; ++v) EXPECT_STRNE(variant_suffix(v), "?") << v;
   EXPECT_STREQ(variant_suffix(kVariants), "?");
+  EXPECT_TRUE(variant_has_dtype(kRow_b16, 4));
+  EXPECT_FALSE(variant_has_dtype(kRow_b16, 2));
+  EXPECT_TRUE(variant_has_dtype(kRow_b8, 2));
 }
 
 }  // namespace

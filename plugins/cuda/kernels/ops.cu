@@ -506,7 +506,10 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
   OMNIRT_ROW_KERNELS(f16, __half, cfg, LANES, V, R)    \
   OMNIRT_ROW_KERNELS(bf16, __nv_bfloat16, cfg, LANES, V, R)
 
+#define OMNIRT_F32_ROW_CONFIG_KERNELS(cfg, LANES, V, R) OMNIRT_ROW_KERNELS(f32, float, cfg, LANES, V, R)
+
 OMNIRT_ROW_CONFIGS(OMNIRT_ROW_CONFIG_KERNELS)
+OMNIRT_ROW_CONFIGS_F32(OMNIRT_F32_ROW_CONFIG_KERNELS)
 OMNIRT_DTYPE_KERNELS(f32, float)
 OMNIRT_DTYPE_KERNELS(f16, __half)
 OMNIRT_DTYPE_KERNELS(bf16, __nv_bfloat16)

@@ -23,6 +23,10 @@
   X(b4, 0, 4, 1)              \
   X(b8, 0, 8, 1)
 
+// Configurations of f32 alone: a thread keeps at most 64 floats of a row,
+// which 16 packs of f32 are and 8 packs of f16/bf16 already are.
+#define OMNIRT_ROW_CONFIGS_F32(X) X(b16, 0, 16, 1)
+
 // Rows longer than the register configurations hold, or whose rows do not
 // start 16-byte aligned, run a loop kernel instead: a block per row that reads
 // the row once per pass (L2 keeps it between passes), in 16-byte packs
