@@ -13,6 +13,15 @@
 #   aoti     AOTInductor packages: exports the test package, runs the AOTI and
 #            engine GPU tests and omnirt-run on it (aoti.txt), then the goal
 #            benchmark against torch.compile and cuda_aoti_bench (aoti_goal.txt)
+#   timing   (after build) omnirt-run's resnet50 and MLP figures on the cuda
+#            backend against PyTorch's own synchronized measurement
+#            (tools/gpu/check_run_timing.py), into device-check.log
+#   python   builds the Python package omnirt for this machine's python3
+#            (PyTorch's) in the same build directory and runs its pytest
+#            suite, cuda tests included (`pytest -m cuda` selects those), and
+#            its overhead benchmark on the cpu and the cuda backend: logs
+#            python.log, bench_python.txt. Run it as a call of its own: its
+#            logs beside the others would pass $OUT's 8 files.
 #
 # Environment:
 #   OUT    where logs go (default: build-device/out); at most 8 files
@@ -216,6 +225,54 @@ torch.jit.script(Sync()).save("'"$work"'/sync.pt")' >>"$OUT/aoti.txt" 2>&1
   fi
 }
 
+# omnirt-run measures completed work: its medians for resnet50 and an MLP,
+# each tier, next to PyTorch's synchronized ones; exit 1 unless they agree
+# within 5%. Logged to device-check.log ($OUT holds at most 8 files).
+timing() {
+  setup
+  local dir
+  dir=$(built bin/omnirt-run) || { say "omnirt-run was not built (run the build step first)"; return 1; }
+  local plugin
+  plugin=$(find "$dir" -path '*/omnirt/plugins/libomnirt_backend_cuda.so' | head -n 1)
+  [ -n "$plugin" ] && [ -e "$(dirname "$plugin")/libomnirt_cuda_engine.so" ] ||
+    { say "the cuda plugin or its engine was not built"; return 1; }
+  run device-check.log 600 python3 "$ROOT/tools/gpu/check_run_timing.py" --omnirt-run "$dir/bin/omnirt-run" \
+    --plugin "$plugin" --work "$BUILD/timing-models"
+}
+
+# The Python package for this machine's python3: configured into the same
+# tree (pybind11 from pip), built with the backends it runs on, tested
+# (cpu and cuda), then benchmarked on both.
+python_check() {
+  setup
+  local py pybind11_dir
+  py=$(command -v python3)
+  say "python: $py $("$py" -c 'import sys, torch, numpy; print(sys.version.split()[0], "torch", torch.__version__, "numpy", numpy.__version__)' 2>&1)"
+  say "Python.h: $("$py" -c 'import os, sysconfig; h = os.path.join(sysconfig.get_paths()["include"], "Python.h"); print(h, os.path.exists(h))')"
+  pybind11_dir=$("$py" -m pybind11 --cmakedir 2>/dev/null) || say "pybind11 is not importable by $py"
+  run python.log 300 cmake -S "$ROOT" -B "$BUILD/full" "${CMAKE_ARGS[@]}" "-DPython3_EXECUTABLE=$py" \
+    ${pybind11_dir:+"-Dpybind11_DIR=$pybind11_dir"} || return 1
+  grep -m1 "python package omnirt" "$OUT/python.log" | tee -a "$LOG"
+  local targets=()
+  for t in omnirt_python omnirt_backend_cpu omnirt_cpu_engine omnirt_backend_cuda omnirt_cuda_engine \
+           omnirt_backend_fake_noentry omnirt_backend_fake_abinew omnirt_backend_fake_createfail \
+           omnirt_backend_fake_throwentry omnirt-probe; do
+    ninja -C "$BUILD/full" -t query "$t" >/dev/null 2>&1 && targets+=("$t")
+  done
+  [[ " ${targets[*]} " == *" omnirt_python "* ]] || { say "the Python package is not built here"; return 1; }
+  run python.log 420 ninja -C "$BUILD/full" -j "$JOBS" "${targets[@]}" || return 1
+  export PYTHONPATH=$BUILD/full/python PYTHONDONTWRITEBYTECODE=1 \
+    OMNIRT_PYTHON_TEST_PATHS=$BUILD/full/integrations/python/tests/paths.json
+  local tests=$ROOT/integrations/python/tests
+  run python.log 600 "$py" -m pytest -q -rs -p no:cacheprovider --rootdir "$tests" -m cuda "$tests"
+  grep -E "passed|failed|error" "$OUT/python.log" | tail -n 1 | tee -a "$LOG"
+  run python.log 600 "$py" -m pytest -q -rs -p no:cacheprovider --rootdir "$tests" -m "not cuda" "$tests"
+  grep -E "passed|failed|error" "$OUT/python.log" | tail -n 1 | tee -a "$LOG"
+  run bench_python.txt 300 "$py" "$ROOT/integrations/python/bench/bench_overhead.py" --device cpu
+  run bench_python.txt 300 "$py" "$ROOT/integrations/python/bench/bench_overhead.py" --device cuda
+  cat "$OUT/bench_python.txt" >>"$LOG"
+}
+
 status=0
 for step in "${@:-all}"; do
   case "$step" in
@@ -224,8 +281,10 @@ for step in "${@:-all}"; do
     bench) bench || status=1 ;;
     kernels) kernels || status=1 ;;
     aoti) aoti || status=1 ;;
+    timing) timing || status=1 ;;
+    python) python_check || status=1 ;;
     all) { build && test_cuda; } || status=1; bench || status=1 ;;
-    *) echo "usage: $0 [all|build|test|bench|kernels|aoti ...]" >&2; exit 2 ;;
+    *) echo "usage: $0 [all|build|test|bench|kernels|aoti|timing|python ...]" >&2; exit 2 ;;
   esac
 done
 exit $status
