@@ -8,6 +8,7 @@ namespace {
 
 thread_local PluginError t_plugin_error;
 thread_local bool t_plugin_error_recorded = false;
+thread_local PluginNotes* t_plugin_notes = nullptr;
 
 omnirt_status set_error(omnirt_status status, int64_t native_code, const char* message) noexcept {
   PluginError& detail = t_plugin_error;
@@ -26,6 +27,9 @@ void log(int32_t level, const char* backend, const char* message) noexcept {
   try {
     logger().log(to_spdlog_level(level), "[{}] {}", backend != nullptr ? backend : "?",
                  message != nullptr ? message : "");
+    if (t_plugin_notes != nullptr && level >= OMNIRT_LOG_WARN && level < OMNIRT_LOG_OFF) {
+      t_plugin_notes->add(backend, message);
+    }
   } catch (...) {  // logging must never fail a plugin
   }
 }
@@ -41,6 +45,14 @@ void clear_plugin_error() noexcept { t_plugin_error_recorded = false; }
 
 const PluginError* recorded_plugin_error() noexcept {
   return t_plugin_error_recorded ? &t_plugin_error : nullptr;
+}
+
+PluginNotes::PluginNotes() noexcept : previous_(t_plugin_notes) { t_plugin_notes = this; }
+
+PluginNotes::~PluginNotes() { t_plugin_notes = previous_; }
+
+void PluginNotes::add(const char* backend, const char* message) {
+  notes_.push_back({backend != nullptr ? backend : "?", message != nullptr ? message : ""});
 }
 
 const PluginError* take_plugin_error(omnirt_status status) noexcept {

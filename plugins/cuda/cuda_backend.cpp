@@ -54,7 +54,7 @@ void CudaBackend::capabilities(omnirt_capabilities& caps) {
   caps.dtypes =
       (1ull << OMNIRT_DTYPE_F32) | (1ull << OMNIRT_DTYPE_F16) | (1ull << OMNIRT_DTYPE_BF16);
   caps.vendor = "nvidia";
-  engine_.formats(&caps.module_formats, &caps.num_module_formats);
+  engine_.describe(caps);
 }
 
 int32_t CudaBackend::device_count() { return runtime_.device_count(); }

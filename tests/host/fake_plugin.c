@@ -30,8 +30,10 @@
  *   FAKE_THROW_IN_ENTRY       the entry throws (C++ build: fake_plugin_throw.cpp)
  *   FAKE_THROW_IN_SLOT        memset_sync throws (C++ build: fake_plugin_throw.cpp)
  *   FAKE_STRAY_FEATURE_BITS   capabilities also set every feature bit above
- *                             ABI 1.0's (for the plugins built against the
- *                             frozen 1.0 headers in tests/abi/v1_0)
+ *                             ABI 1.0's, and fill the caller's struct past
+ *                             the plugin's own end with 0xab bytes (for the
+ *                             plugins built against the frozen 1.0 headers
+ *                             in tests/abi/v1_0)
  *   FAKE_MODULES              MODULES of format "fake": the module text
  *                             "run_ms=N" makes a run that takes N ms on its
  *                             stream; one float32 input in host memory, one
@@ -810,6 +812,11 @@ static omnirt_status fake_get_capabilities(omnirt_backend_state* s, omnirt_capab
   full.features |= ~(uint64_t)0 << 14;
 #endif
   FAKE_COPY_SIZED(caps, full);
+#ifdef FAKE_STRAY_FEATURE_BITS
+  if (caps->struct_size > sizeof full) {
+    memset((char*)caps + sizeof full, 0xab, caps->struct_size - sizeof full);
+  }
+#endif
   return OMNIRT_STATUS_OK;
 }
 

@@ -81,6 +81,20 @@ if p.returncode == 1:
 p = omnirt_run(mlp, "--input", "2x15")  # wrong feature count: the run fails
 expect(p.returncode == 1, f"wrong input shape exited {p.returncode}, wanted 1", p)
 
+# An AOTInductor package (format told from its entries): the cpu backend
+# cannot load it here and the report says why.
+import zipfile
+package = os.path.join(work, "stub.pt2")
+with zipfile.ZipFile(package, "w") as z:
+    z.writestr("stub/archive_format", "pt2")
+    z.writestr("stub/data/aotinductor/model/stub.cpp", "")
+p = omnirt_run(package, "--input", "2x16", "--json")
+expect(p.returncode == 1, f"AOTInductor package on cpu exited {p.returncode}, wanted 1", p)
+if p.returncode == 1:
+    errors = " ".join(e["message"] for e in json.loads(p.stdout)["report"]["errors"])
+    expect("cannot load module format 'aoti' here" in errors and "AOTInductor" in errors,
+           f"no reason for aoti on cpu: {errors}", p)
+
 for f in failures:
     print("FAIL:", f)
 sys.exit(1 if failures else 0)

@@ -237,6 +237,7 @@ TEST_F(FakeWrap, ReportJsonFollowsTheSchema) {
   EXPECT_EQ(doc["backend"]["plugin_version"], "0.0.1");
   EXPECT_EQ(doc["backend"]["abi_version"], "1.1");
   EXPECT_EQ(doc["backend"]["device_type"], "kDLCPU");
+  EXPECT_TRUE(doc["notes"].is_array() && doc["notes"].empty());
 
   const auto& entry = doc["timeline"][0];
   EXPECT_EQ(entry["backend"], "wrapfake");
@@ -359,6 +360,45 @@ TEST_F(FakeWrap, BadModulesFailEveryLoadingTier) {
             OMNIRT_STATUS_NOT_FOUND);
   EXPECT_THAT(last_message(), HasSubstr("fake: cannot open /nonexistent/model.fake"));
   EXPECT_EQ(raw, nullptr);
+}
+
+TEST_F(FakeWrap, AFormatTheBackendCannotLoadHereFailsWithItsReason) {
+  omnirt_capabilities caps{};
+  caps.struct_size = sizeof caps;
+  ASSERT_EQ(omnirt_get_capabilities(fake_, &caps), OMNIRT_STATUS_OK);
+  ASSERT_EQ(caps.num_unavailable_module_formats, 1u);
+  EXPECT_STREQ(caps.unavailable_module_formats[0].format, "fakepkg");
+  Report report = make_report(fake_);
+  Module m;
+  EXPECT_EQ(wrap(fake_, "fake:", "pkg", &m, report.get(), 0, "fakepkg"), OMNIRT_STATUS_NOT_SUPPORTED);
+  EXPECT_THAT(last_message(),
+              HasSubstr("compile: NOT_SUPPORTED (backend 'wrapfake' cannot load module format "
+                        "'fakepkg' here: fake: built without the fakepkg loader)"));
+  const auto doc = report_json(report.get());
+  EXPECT_THAT(doc["timeline"][0]["attempts"][2]["reason"].get<std::string>(),
+              HasSubstr("fake: built without the fakepkg loader"));
+}
+
+TEST_F(FakeWrap, WarningsOfARunBecomeReportNotes) {
+  Report report = make_report(fake_);
+  Module m;
+  ASSERT_EQ(wrap(fake_, "fake: warn=no_graph_for_these_inputs", "block", &m, report.get()),
+            OMNIRT_STATUS_OK);
+  run(m.get(), nullptr);  // without a report: the log alone hears it
+  Module other;
+  ASSERT_EQ(wrap(fake_, "fake: warn=ran_without_a_graph", "other", &other, report.get()),
+            OMNIRT_STATUS_OK);
+  EXPECT_EQ(run(m.get(), report.get()), kTwice);
+  EXPECT_EQ(run(other.get(), report.get()), kTwice);  // warns on this, its first run
+  EXPECT_EQ(run(other.get(), report.get()), kTwice);
+  const auto doc = report_json(report.get());
+  ASSERT_EQ(doc["notes"].size(), 1u) << doc["notes"].dump();
+  const auto& note = doc["notes"][0];
+  EXPECT_EQ(note["run"], 1);  // the report's second run
+  EXPECT_EQ(note["tag"], "other");
+  EXPECT_EQ(note["backend"], "wrapfake");
+  EXPECT_EQ(note["message"], "ran_without_a_graph");
+  EXPECT_TRUE(doc["ok"].get<bool>());  // a note is not an error
 }
 
 TEST_F(FakeWrap, BadArgumentsAreRejected) {

@@ -1,7 +1,8 @@
-// omnirt-run: wraps a TorchScript model on a backend through the host, runs
-// it on seeded random (or .npy) inputs, and prints latency and the run report.
-// Every run is given the report, so the host times it to completion; the
-// latency printed is read back from the report (run_times.h).
+// omnirt-run: wraps a model (TorchScript, an AOTInductor package, or another
+// format the backend lists) on a backend through the host, runs it on seeded
+// random (or .npy) inputs, and prints latency and the run report. Every run
+// is given the report, so the host times it to completion; the latency
+// printed is read back from the report (run_times.h).
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -16,6 +17,7 @@
 #include "device_io.h"
 #include "inputs.h"
 #include "latency.h"
+#include "module_format.h"
 #include "npy.h"
 #include "omnirt/host.h"
 #include "progress.h"
@@ -43,7 +45,7 @@ constexpr const char* kExitCodes =
 
 struct Options {
   std::string model;
-  std::string format = "torchscript";
+  std::string format = "auto";
   std::string backend = "auto";
   std::vector<std::string> inputs;
   std::vector<std::string> input_files;
@@ -186,9 +188,10 @@ int run(const Options& o) {
   omnirt_report_add_stage(report.get(), "prepare_inputs", ms_since(start));
 
   const std::string tag = o.tag.empty() ? fs::path(o.model).stem().string() : o.tag;
+  const std::string format = o.format != "auto" ? o.format : module_format_of(o.model);
   omnirt_module_source source{};
   source.struct_size = sizeof source;
-  source.format = o.format.c_str();
+  source.format = format.c_str();
   source.path = o.model.c_str();
   omnirt_wrap_options wrap{};
   wrap.struct_size = sizeof wrap;
@@ -236,14 +239,17 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "omnirt-run: wrap a TorchScript model on an OmniRT backend, run it and print "
-      "latency and the run report."};
+      "omnirt-run: wrap a model (TorchScript or an AOTInductor package) on an OmniRT backend, "
+      "run it and print latency and the run report."};
   app.footer(kExitCodes);
   Options o;
-  app.add_option("model", o.model, "Model file (TorchScript .pt, or of --format)")
+  app.add_option("model", o.model,
+                 "Model file: TorchScript (.pt), an AOTInductor package (.pt2), or of --format")
       ->required()
       ->check(CLI::ExistingFile);
-  app.add_option("--format", o.format, "Module format tag of MODEL, as the backend lists it")
+  app.add_option("--format", o.format,
+                 "Module format tag of MODEL as the backend lists it; auto: aoti or torchscript, "
+                 "told from the file's entries")
       ->capture_default_str();
   app.add_option("--backend", o.backend, "Backend name, or auto (the first available)")
       ->capture_default_str()

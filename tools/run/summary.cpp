@@ -68,6 +68,9 @@ void print_summary(std::ostream& out, const nlohmann::ordered_json& r, const Run
   }
   if (memory.contains("error")) out << " (" << memory["error"].get<std::string>() << ")";
   out << "\n";
+  for (const auto& n : r.contains("notes") ? r["notes"] : nlohmann::ordered_json::array()) {
+    out << "note     [" << n.value("backend", "") << "] " << n.value("message", "") << "\n";
+  }
   for (const auto& e : r["errors"]) {
     out << "error    " << e.value("status", "") << ": " << e.value("message", "") << "\n";
   }

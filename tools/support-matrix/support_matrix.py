@@ -101,6 +101,9 @@ def render(report, plugins):
                      [", ".join(b["capabilities"]["dtypes"]) or NO for b in backends]))
     lines.append(row(["**Module formats**", "Accepted by `module_load`"] +
                      [", ".join(b["capabilities"]["module_formats"]) or NO for b in backends]))
+    lines.append(row(["**Formats not loadable here**", "Known, with the reason (`omnirt-probe` prints it)"] +
+                     [", ".join(u["format"] for u in b["capabilities"].get("unavailable_module_formats", []))
+                      or NO for b in backends]))
     lines.append("")
     return "\n".join(lines)
 

@@ -4,6 +4,7 @@
 
 #include "backend.h"
 #include "error.h"
+#include "host_services.h"
 #include "module/module.h"
 #include "module/tensor.h"
 #include "plugin_call.h"
@@ -50,6 +51,7 @@ omnirt_status run_and_report(omnirt_module* module, const DLTensor* inputs, size
                              omnirt_stream* stream, DLManagedTensor** outputs,
                              size_t output_capacity, size_t* num_outputs, omnirt_report* report) {
   const omnirt::Stopwatch call;
+  const omnirt::PluginNotes notes;  // what the plugin warns of meanwhile, for the report
   std::unique_ptr<omnirt::CompletionTimer> timer;
   omnirt_status status = module->timers.take(module->backend, module->timeline.device, &timer);
   if (status == OMNIRT_STATUS_OK) status = timer->begin(stream);
@@ -67,6 +69,9 @@ omnirt_status run_and_report(omnirt_module* module, const DLTensor* inputs, size
   if (timer != nullptr) module->timers.give_back(std::move(timer));
   const bool ok = status == OMNIRT_STATUS_OK;
   if (!ok) time = {static_cast<double>(call.elapsed_ns()) / 1e6, std::nullopt};
+  for (const omnirt::PluginNote& n : notes.notes()) {
+    report->add_note(module->timeline.tag, n.backend, n.message);
+  }
   report->add_run(module->timeline.tag, time, status, ok ? outputs : nullptr,
                   ok ? *num_outputs : 0);
   if (!ok) report->add_error(status, omnirt_last_error()->message);

@@ -40,6 +40,12 @@ void omnirt_report::add_stage(const std::string& name, double ms) {
   stages_.push_back(Stage{name, "embedder", "", ms, std::nullopt, true});
 }
 
+void omnirt_report::add_note(const std::string& tag, const std::string& plugin,
+                             const std::string& message) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  notes_.push_back({runs_, tag, plugin, message});
+}
+
 void omnirt_report::add_error(omnirt_status status, const std::string& message) {
   std::lock_guard<std::mutex> lock(mutex_);
   errors_.push_back({status, message});

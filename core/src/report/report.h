@@ -47,6 +47,15 @@ struct Error {
   std::string message;
 };
 
+/// A warning a plugin logged during a run.
+struct Note {
+  /// Index of the run among the report's runs (0-based).
+  size_t run = 0;
+  std::string tag;
+  std::string backend;
+  std::string message;
+};
+
 }  // namespace omnirt::report
 
 struct omnirt_report {
@@ -59,6 +68,8 @@ struct omnirt_report {
                const DLManagedTensor* const* outputs, size_t num_outputs);
   void add_stage(const std::string& name, double ms);
   void add_error(omnirt_status status, const std::string& message);
+  /// A plugin's warning during the run add_run records next.
+  void add_note(const std::string& tag, const std::string& plugin, const std::string& message);
   /// The JSON document (see docs/run-report.md), sampling memory stats now.
   std::string to_json();
 
@@ -76,4 +87,5 @@ struct omnirt_report {
   size_t failed_runs_ = 0;
   std::optional<omnirt::report::Outputs> last_outputs_;
   std::vector<omnirt::report::Error> errors_;
+  std::vector<omnirt::report::Note> notes_;
 };

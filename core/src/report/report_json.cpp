@@ -169,6 +169,11 @@ std::string omnirt_report::to_json() {
     outputs = {{"run", last_outputs_->run}, {"tag", last_outputs_->tag}, {"tensors", tensors}};
   }
 
+  json notes = json::array();
+  for (const auto& n : notes_) {
+    notes.push_back({{"run", n.run}, {"tag", n.tag}, {"backend", n.backend}, {"message", n.message}});
+  }
+
   json errors = json::array();
   for (const auto& e : errors_) {
     errors.push_back({{"status", omnirt_status_name(e.status)}, {"message", e.message}});
@@ -199,6 +204,7 @@ std::string omnirt_report::to_json() {
         {"device_max_ms", device.max()}}},
       {"memory", memory_json(backend, device_)},
       {"outputs", outputs},
+      {"notes", notes},
       {"errors", errors},
   };
   // Replace, not throw, on invalid UTF-8 in plugin messages.

@@ -56,6 +56,16 @@ KIT_TEST(Capabilities, AreSelfConsistent, 7) {
     ASSERT_NE(c.module_formats[i], nullptr);
     EXPECT_STRNE(c.module_formats[i], "") << "module format " << i << " is empty";
   }
+  for (size_t i = 0; i < c.num_unavailable_module_formats; ++i) {
+    ASSERT_NE(c.unavailable_module_formats, nullptr);
+    const omnirt_module_format_unavailable& u = c.unavailable_module_formats[i];
+    ASSERT_NE(u.format, nullptr) << "unavailable module format " << i;
+    ASSERT_NE(u.reason, nullptr) << "unavailable module format " << i << " (" << u.format << ")";
+    EXPECT_STRNE(u.reason, "") << "no reason why module format '" << u.format << "' cannot load";
+    for (size_t j = 0; j < c.num_module_formats; ++j) {
+      EXPECT_STRNE(u.format, c.module_formats[j]) << "a format both loadable and not";
+    }
+  }
 }
 
 // --- each feature's simplest use, made whether its bit is set or not -------
