@@ -39,6 +39,11 @@ omnirt_status omnirt_get_capabilities(omnirt_backend* backend, omnirt_capabiliti
   full.features &= omnirt::features_known_to(backend->abi_version);
   if (full.vendor == nullptr) full.vendor = "";
   if (full.module_formats == nullptr) full.num_module_formats = 0;
+  // A 1.0 plugin knows no such fields: whatever lies there is not its answer.
+  if (full.unavailable_module_formats == nullptr || OMNIRT_VERSION_MINOR(backend->abi_version) == 0) {
+    full.unavailable_module_formats = nullptr;
+    full.num_unavailable_module_formats = 0;
+  }
   return write_sized(caps, full, kCall, "omnirt_capabilities");
 }
 

@@ -5,8 +5,6 @@
 #include <unordered_set>
 
 #include "logging.h"
-#include "report/report.h"
-#include "report/warning_capture.h"
 
 namespace omnirt {
 
@@ -14,6 +12,7 @@ namespace {
 
 thread_local PluginError t_plugin_error;
 thread_local bool t_plugin_error_recorded = false;
+thread_local PluginNotes* t_plugin_notes = nullptr;
 
 omnirt_status set_error(omnirt_status status, int64_t native_code, const char* message) noexcept {
   PluginError& detail = t_plugin_error;
@@ -46,10 +45,10 @@ void log(int32_t level, const char* backend, const char* message) noexcept {
   try {
     const std::string who = backend != nullptr ? backend : "?";
     const std::string text = message != nullptr ? message : "";
-    if (level >= OMNIRT_LOG_WARN) {
-      // Inside a call given a run report, the report keeps it (once, counted).
-      if (omnirt_report* report = report::WarningCapture::current()) {
-        report->add_warning(who, text);
+    if (level >= OMNIRT_LOG_WARN && level < OMNIRT_LOG_OFF) {
+      if (t_plugin_notes != nullptr) {
+        // Inside a call given a run report, the report keeps it (once, counted).
+        t_plugin_notes->add(backend, message);
         level = OMNIRT_LOG_DEBUG;
       } else if (logged_before(who, text)) {
         level = OMNIRT_LOG_DEBUG;
@@ -71,6 +70,14 @@ void clear_plugin_error() noexcept { t_plugin_error_recorded = false; }
 
 const PluginError* recorded_plugin_error() noexcept {
   return t_plugin_error_recorded ? &t_plugin_error : nullptr;
+}
+
+PluginNotes::PluginNotes() noexcept : previous_(t_plugin_notes) { t_plugin_notes = this; }
+
+PluginNotes::~PluginNotes() { t_plugin_notes = previous_; }
+
+void PluginNotes::add(const char* backend, const char* message) {
+  notes_.push_back({backend != nullptr ? backend : "?", message != nullptr ? message : ""});
 }
 
 const PluginError* take_plugin_error(omnirt_status status) noexcept {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "omnirt/backend.h"
 
@@ -39,6 +40,35 @@ const PluginError* recorded_plugin_error() noexcept;
 /// otherwise be attached to a later failure; requiring the same status keeps
 /// such a message from ever describing a different error.
 const PluginError* take_plugin_error(omnirt_status status) noexcept;
+
+/// A line a plugin logged at WARN or ERROR.
+struct PluginNote {
+  std::string backend;
+  std::string message;
+};
+
+/// While alive, the WARN and ERROR lines plugins log on this thread are kept
+/// here for the run report, and go to the host's log at debug level only:
+/// omnirt_wrap_module and omnirt_module_run collect what a plugin says of a
+/// wrap or run (a CUDA graph it could not capture, libtorch's warnings) for
+/// the report, so that a plugin warning on every run fills the report once
+/// (it counts repeats), not the embedder's stderr. Nests: the collector alive
+/// before is restored after.
+class PluginNotes {
+ public:
+  PluginNotes() noexcept;
+  ~PluginNotes();
+  PluginNotes(const PluginNotes&) = delete;
+  PluginNotes& operator=(const PluginNotes&) = delete;
+
+  const std::vector<PluginNote>& notes() const { return notes_; }
+  /// Called by the log service for this thread's collector.
+  void add(const char* backend, const char* message);
+
+ private:
+  std::vector<PluginNote> notes_;
+  PluginNotes* previous_;
+};
 
 }  // namespace omnirt
 

@@ -148,6 +148,11 @@ OMNIRT_FROZEN(omnirt_attempt, selected, 16);
 OMNIRT_FROZEN(omnirt_attempt, status, 20);
 OMNIRT_FROZEN(omnirt_attempt, reason, 24);
 OMNIRT_FROZEN(omnirt_attempt, elapsed_ns, 32);
+
+/* Appended in 1.1, frozen from then on. */
+OMNIRT_FROZEN(omnirt_capabilities, unavailable_module_formats, 56);
+OMNIRT_FROZEN(omnirt_capabilities, num_unavailable_module_formats, 64);
+OMNIRT_FROZEN(omnirt_module_format_unavailable, reason, 8);
 #endif
 
 int main(void) { return 0; }

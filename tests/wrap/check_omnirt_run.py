@@ -43,10 +43,13 @@ p = omnirt_run(mlp, "--input-file", os.path.join(models, "mlp.input0.npy"), "--i
 expect(p.returncode == 0, f"good run exited {p.returncode}", p)
 if p.returncode == 0:
     doc = json.loads(p.stdout)
-    lat = doc["latency_ms"]
+    lat, dev = doc["latency_ms"], doc["device_ms"]
     expect(lat["iterations"] == 3 and lat["median"] > 0 and lat["p90"] >= lat["median"], f"latency {lat}")
+    # The cpu backend times events on its default stream: runs there are
+    # synchronous, so device time is the run itself, within its wall time.
+    expect(dev is not None and dev["iterations"] == 3 and 0 < dev["median"], f"device time {dev}")
     r = doc["report"]
-    expect(r["schema_version"] == 1 and r["ok"] is True, "report not ok", p)
+    expect(r["schema_version"] == 2 and r["ok"] is True, "report not ok", p)
     expect(r["timeline"][0]["selected_tier"] == "compile", f"selected {r['timeline'][0]['selected_tier']}")
     # libtorch's load is its own stage, not the compile tier's.
     load = r["timeline"][0]["engine_load"]
@@ -120,7 +123,7 @@ if r:
 p = omnirt_run(os.path.join(models, "warns.pt"), "--input", "3:f32", "--iters", "5", "--warmup", "0",
                "--no-compile")
 expect(p.returncode == 0 and "was resized" not in p.stderr, "libtorch's warning flooded stderr", p)
-expect("warning  cpu: libtorch: An output with one or more elements was resized" in p.stdout
+expect("note     [cpu] libtorch: An output with one or more elements was resized" in p.stdout
        and "(5 times)" in p.stdout, "the summary shows the warning once, counted", p)
 
 # Counts read as English.
@@ -158,6 +161,20 @@ expect(p.returncode == 0, f"--input-file before --input exited {p.returncode}", 
 if p.returncode == 0:
     shape = json.loads(p.stdout)["report"]["outputs"]["tensors"][0]["shape"]
     expect(shape == [2, 4], f"(2x3 file) @ (3x4 random) gave shape {shape}")
+
+# An AOTInductor package (format told from its entries): the cpu backend
+# cannot load it here and the report says why.
+import zipfile
+package = os.path.join(work, "stub.pt2")
+with zipfile.ZipFile(package, "w") as z:
+    z.writestr("stub/archive_format", "pt2")
+    z.writestr("stub/data/aotinductor/model/stub.cpp", "")
+p = omnirt_run(package, "--input", "2x16", "--json")
+expect(p.returncode == 1, f"AOTInductor package on cpu exited {p.returncode}, wanted 1", p)
+if p.returncode == 1:
+    errors = " ".join(e["message"] for e in json.loads(p.stdout)["report"]["errors"])
+    expect("cannot load module format 'aoti' here" in errors and "AOTInductor" in errors,
+           f"no reason for aoti on cpu: {errors}", p)
 
 for f in failures:
     print("FAIL:", f)

@@ -300,12 +300,13 @@ TEST_F(CpuModels, WarningsOfEveryRunGoIntoTheReportOnce) {
               OMNIRT_STATUS_OK)
         << last_message();
   }
-  const auto warnings = report_json(report.get())["warnings"];
-  ASSERT_EQ(warnings.size(), 1u) << warnings.dump();
-  EXPECT_EQ(warnings[0]["backend"], "cpu");
-  EXPECT_THAT(warnings[0]["message"].get<std::string>(),
+  const auto notes = report_json(report.get())["notes"];
+  ASSERT_EQ(notes.size(), 1u) << notes.dump();
+  EXPECT_EQ(notes[0]["run"], 0);  // the first run that raised it
+  EXPECT_EQ(notes[0]["backend"], "cpu");
+  EXPECT_THAT(notes[0]["message"].get<std::string>(),
               HasSubstr("libtorch: An output with one or more elements was resized"));
-  EXPECT_EQ(warnings[0]["count"], 4);
+  EXPECT_EQ(notes[0]["count"], 4);
 }
 
 // The report's memory figures count the model's memory on the cpu backend:

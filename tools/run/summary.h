@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "latency.h"
+#include "run_times.h"
 
 namespace omnirt::run {
 
@@ -14,8 +14,9 @@ struct SummaryContext {
   bool no_compile = false;  ///< --no-compile (OMNIRT_WRAP_DISABLE_COMPILE)
 };
 
-/// Prints the report (docs/run-report.md) and, when iters > 0, the latency.
-void print_summary(std::ostream& out, const nlohmann::ordered_json& report, const Latency& latency,
-                   size_t iters, const SummaryContext& context);
+/// Prints the report (docs/run-report.md) and, when there are timed runs,
+/// their wall time to completion and device time.
+void print_summary(std::ostream& out, const nlohmann::ordered_json& report, const RunTimes& times,
+                   const SummaryContext& context);
 
 }  // namespace omnirt::run

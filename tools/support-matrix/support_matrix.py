@@ -33,8 +33,9 @@ FEATURES = [
     ("compile", "The compile tier of `wrap_module`"),
     ("named_ops", "Named ops on DLPack tensors"),
     ("peer_copy", "Device-to-device copies across devices"),
-    ("output_names", "A dict output's key per output (`output_name`)"),
-    ("engine_prepare", "Loads a format's engine ahead of `module_load` (`engine_prepare`)"),
+    ("default_stream", "ABI 1.1: `stream_get_default`, the handle of the stream NULL stands for"),
+    ("output_names", "ABI 1.1: a dict output's key per output (`output_name`)"),
+    ("engine_prepare", "ABI 1.1: loads a format's engine ahead of `module_load` (`engine_prepare`)"),
 ]
 
 # How far each backend has been verified. Backends not listed have not been
@@ -106,6 +107,9 @@ def render(report, plugins):
                      [", ".join(b["capabilities"]["dtypes"]) or NO for b in backends]))
     lines.append(row(["**Module formats**", "Accepted by `module_load`"] +
                      [", ".join(b["capabilities"]["module_formats"]) or NO for b in backends]))
+    lines.append(row(["**Formats not loadable here**", "Known, with the reason (`omnirt-probe` prints it)"] +
+                     [", ".join(u["format"] for u in b["capabilities"].get("unavailable_module_formats", []))
+                      or NO for b in backends]))
     lines.append("")
     return "\n".join(lines)
 

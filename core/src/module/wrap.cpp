@@ -1,5 +1,6 @@
 // omnirt_wrap_module: tries the tiers in policy order and keeps the first
 // that works, recording every attempt.
+#include <optional>
 #include <string>
 
 #include "error.h"
@@ -12,7 +13,6 @@
 #include "ops/op_runner.h"
 #include "plugin_call.h"
 #include "report/report.h"
-#include "report/warning_capture.h"
 #include "stopwatch.h"
 
 namespace omnirt::wrap {
@@ -51,6 +51,17 @@ struct Wrap {
     return false;
   }
 
+  // Why the backend cannot load the source's format here, if it says; else nullptr.
+  const char* format_unavailable_reason() const {
+    for (size_t i = 0; i < caps.num_unavailable_module_formats; ++i) {
+      const omnirt_module_format_unavailable& u = caps.unavailable_module_formats[i];
+      if (u.format != nullptr && u.reason != nullptr && std::string(u.format) == source.format) {
+        return u.reason;
+      }
+    }
+    return nullptr;
+  }
+
   void try_load(omnirt_tier tier, Attempt& a) {
     if (backend.vtable.module_load == nullptr || backend.vtable.executable_run == nullptr) {
       return failed(a, OMNIRT_STATUS_NOT_SUPPORTED,
@@ -61,6 +72,11 @@ struct Wrap {
                     "backend '" + backend.name + "' has no compile tier");
     }
     if (!accepts_format()) {
+      if (const char* reason = format_unavailable_reason()) {
+        return failed(a, OMNIRT_STATUS_NOT_SUPPORTED,
+                      "backend '" + backend.name + "' cannot load module format '" +
+                          source.format + "' here: " + reason);
+      }
       return failed(a, OMNIRT_STATUS_NOT_SUPPORTED,
                     "backend '" + backend.name + "' does not accept module format '" +
                         source.format + "' (accepts: " + accepted_formats() + ")");
@@ -228,9 +244,17 @@ extern "C" omnirt_status omnirt_wrap_module(omnirt_backend* backend,
                                             const omnirt_wrap_options* options,
                                             omnirt_report* report, omnirt_module** module) {
   return omnirt::guard_api("omnirt_wrap_module", [&] {
-    const omnirt::report::WarningCapture warnings(report);
+    // What the plugin warns of meanwhile goes into the report, when there is one.
+    std::optional<omnirt::PluginNotes> notes;
+    if (report != nullptr) notes.emplace();
     const omnirt_status status =
         omnirt::wrap::wrap_module(backend, source, tag, options, report, module);
+    if (notes) {
+      for (const omnirt::PluginNote& n : notes->notes()) {
+        report->add_note(tag != nullptr ? tag : "", n.backend, n.message,
+                         omnirt::report::During::kWrap);
+      }
+    }
     if (status != OMNIRT_STATUS_OK && report != nullptr) {
       report->add_error(status, omnirt_last_error()->message);
     }

@@ -10,16 +10,16 @@ void omnirt_report::add_timeline(const omnirt::wrap::TimelineEntry& entry) {
   timeline_.push_back(entry);
   if (entry.engine_load) {
     stages_.push_back(Stage{"engine_load", "engine", entry.tag,
-                            static_cast<double>(entry.engine_load->elapsed_ns) / 1e6,
+                            static_cast<double>(entry.engine_load->elapsed_ns) / 1e6, std::nullopt,
                             entry.engine_load->status == OMNIRT_STATUS_OK});
   }
   stages_.push_back(Stage{"wrap_module", "wrap", entry.tag,
-                          static_cast<double>(entry.elapsed_ns) / 1e6,
+                          static_cast<double>(entry.elapsed_ns) / 1e6, std::nullopt,
                           entry.selected() != nullptr});
 }
 
-void omnirt_report::add_run(const std::string& tag, double ms, omnirt_status status,
-                            const DLManagedTensor* const* outputs,
+void omnirt_report::add_run(const std::string& tag, const omnirt::CompletedTime& time,
+                            omnirt_status status, const DLManagedTensor* const* outputs,
                             const std::vector<std::string>& names) {
   omnirt::report::Outputs summary{0, tag, {}};
   for (size_t i = 0; i < names.size(); ++i) {
@@ -30,7 +30,7 @@ void omnirt_report::add_run(const std::string& tag, double ms, omnirt_status sta
   }
   std::lock_guard<std::mutex> lock(mutex_);
   const bool ok = status == OMNIRT_STATUS_OK;
-  stages_.push_back(Stage{"run", "run", tag, ms, ok});
+  stages_.push_back(Stage{"run", "run", tag, time.wall_ms, time.device_ms, ok});
   if (ok) {
     summary.run = runs_;
     last_outputs_ = std::move(summary);
@@ -42,7 +42,21 @@ void omnirt_report::add_run(const std::string& tag, double ms, omnirt_status sta
 
 void omnirt_report::add_stage(const std::string& name, double ms) {
   std::lock_guard<std::mutex> lock(mutex_);
-  stages_.push_back(Stage{name, "embedder", "", ms, true});
+  stages_.push_back(Stage{name, "embedder", "", ms, std::nullopt, true});
+}
+
+void omnirt_report::add_note(const std::string& tag, const std::string& plugin,
+                             const std::string& message, omnirt::report::During during) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (omnirt::report::Note& n : notes_) {
+    if (n.tag == tag && n.backend == plugin && n.message == message) {
+      ++n.count;
+      return;
+    }
+  }
+  notes_.push_back({during == omnirt::report::During::kRun ? std::optional<size_t>(runs_)
+                                                            : std::nullopt,
+                    tag, plugin, message, 1});
 }
 
 void omnirt_report::add_error(omnirt_status status, const std::string& message) {
@@ -50,13 +64,3 @@ void omnirt_report::add_error(omnirt_status status, const std::string& message) 
   errors_.push_back({status, message});
 }
 
-void omnirt_report::add_warning(const std::string& from, const std::string& message) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (omnirt::report::Warning& w : warnings_) {
-    if (w.backend == from && w.message == message) {
-      ++w.count;
-      return;
-    }
-  }
-  warnings_.push_back({from, message, 1});
-}

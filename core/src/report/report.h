@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "module/timeline.h"
+#include "omnirt/cpp/host.hpp"
 #include "omnirt/host.h"
 
 namespace omnirt::report {
@@ -21,7 +22,10 @@ struct Stage {
   std::string kind;
   /// Module tag for wrap and run stages.
   std::string tag;
+  /// Wall time; for a run, until its work completed.
   double ms = 0;
+  /// A run's device time, where the backend timed it with events.
+  std::optional<double> device_ms;
   bool ok = true;
 };
 
@@ -45,12 +49,19 @@ struct Error {
   std::string message;
 };
 
-/// A warning a backend logged during a call given the report.
-struct Warning {
+/// When a plugin's note was logged.
+enum class During { kWrap, kRun };
+
+/// A warning a plugin logged during a wrap or a run given the report.
+struct Note {
+  /// Index of the first run that logged it among the report's runs
+  /// (0-based); nothing for one logged by omnirt_wrap_module.
+  std::optional<size_t> run;
+  std::string tag;
   std::string backend;
   std::string message;
-  /// How many times it was logged.
-  uint64_t count = 0;
+  /// How many times it was logged: a repeat is counted, not listed again.
+  uint64_t count = 1;
 };
 
 }  // namespace omnirt::report
@@ -59,13 +70,16 @@ struct omnirt_report {
   omnirt_report(omnirt_backend* b, std::string id) : backend(b), run_id(std::move(id)) {}
 
   void add_timeline(const omnirt::wrap::TimelineEntry& entry);
-  /// `names[i]` names outputs[i] (omnirt_module_output_name).
-  void add_run(const std::string& tag, double ms, omnirt_status status,
+  /// A run timed to completion (`time`; wall time up to the failure when
+  /// `status` is not OK). `names[i]` names outputs[i] (omnirt_module_output_name).
+  void add_run(const std::string& tag, const omnirt::CompletedTime& time, omnirt_status status,
                const DLManagedTensor* const* outputs, const std::vector<std::string>& names);
   void add_stage(const std::string& name, double ms);
   void add_error(omnirt_status status, const std::string& message);
-  /// Counts a repeat of a warning already in the report.
-  void add_warning(const std::string& from, const std::string& message);
+  /// A plugin's warning during a wrap, or during the run add_run records
+  /// next; a repeat of a note of the same tag and plugin is counted.
+  void add_note(const std::string& tag, const std::string& plugin, const std::string& message,
+                omnirt::report::During during);
   /// The JSON document (see docs/run-report.md), sampling memory stats now.
   std::string to_json();
 
@@ -83,5 +97,5 @@ struct omnirt_report {
   size_t failed_runs_ = 0;
   std::optional<omnirt::report::Outputs> last_outputs_;
   std::vector<omnirt::report::Error> errors_;
-  std::vector<omnirt::report::Warning> warnings_;
+  std::vector<omnirt::report::Note> notes_;
 };

@@ -72,7 +72,7 @@ c10::IValue scalar(const at::Tensor& t, ArgumentKind kind, size_t index, const s
 }  // namespace
 
 std::string input_text(size_t index, const std::string& name) {
-  return "input " + std::to_string(index) + " ('" + name + "')";
+  return "input " + std::to_string(index) + (name.empty() ? "" : " ('" + name + "')");
 }
 
 ForwardSignature ForwardSignature::of(const c10::FunctionSchema& schema, const std::string& engine) {

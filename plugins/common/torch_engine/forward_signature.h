@@ -47,7 +47,8 @@ struct ForwardSignature {
   std::string text() const;
 };
 
-/// "input 1 ('mask')": how messages name input `index`, forward's `name`.
+/// "input 1 ('mask')": how messages name input `index`, forward's `name`
+/// ("input 1" when the name is not known).
 std::string input_text(size_t index, const std::string& name);
 
 /// Makes `input`, forward's argument `name` at `index`, an at::Tensor over

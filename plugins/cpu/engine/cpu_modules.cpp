@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstring>
+#include <iterator>
 #include <thread>
 
 namespace omnirt::cpu {
@@ -9,6 +10,8 @@ namespace {
 
 constexpr const char* kFormat = "torchscript";
 const char* const kFormats[] = {kFormat};
+// Why the cpu engine cannot take format "aoti" (set by engine/CMakeLists.txt).
+const omnirt_module_format_unavailable kUnavailable[] = {{"aoti", OMNIRT_CPU_AOTI_UNAVAILABLE}};
 constexpr int32_t kMaxThreads = 4096;
 constexpr size_t kMessageCapacity = 2048;
 
@@ -37,6 +40,21 @@ void check(omnirt_status status, const char* message) {
 // libtorch's warnings reach the host's log (and the run report of the call).
 void log_engine_warning(const char* message) {
   plugin::log(OMNIRT_LOG_WARN, std::string("libtorch: ") + message);
+}
+
+// NOT_SUPPORTED, with the reason, for a format the engine does not load.
+void check_format(const char* format) {
+  for (const omnirt_module_format_unavailable& u : kUnavailable) {
+    if (std::strcmp(format, u.format) == 0) {
+      plugin::fail(OMNIRT_STATUS_NOT_SUPPORTED,
+                   std::string("cpu: module format '") + u.format + "' cannot be loaded: " + u.reason);
+    }
+  }
+  if (std::strcmp(format, kFormat) != 0) {
+    plugin::fail(OMNIRT_STATUS_NOT_SUPPORTED, std::string("cpu: module format '") + format +
+                                                  "' is not supported (supported: " + kFormat +
+                                                  ")");
+  }
 }
 
 }  // namespace
@@ -72,6 +90,8 @@ void CpuModules::describe_memory(omnirt_memory_stats& stats) const {
 }
 
 void CpuModules::describe(omnirt_capabilities& caps) const {
+  caps.unavailable_module_formats = kUnavailable;
+  caps.num_unavailable_module_formats = std::size(kUnavailable);
   if (!library_.usable()) return;
   caps.features |= OMNIRT_FEATURE_MODULES | OMNIRT_FEATURE_COMPILE | OMNIRT_FEATURE_OUTPUT_NAMES |
                    OMNIRT_FEATURE_ENGINE_PREPARE;
@@ -93,14 +113,6 @@ const omnirt_cpu_engine_api& CpuModules::engine() {
     }
   });
   return api;
-}
-
-static void check_format(const char* format) {
-  if (std::strcmp(format, kFormat) != 0) {
-    plugin::fail(OMNIRT_STATUS_NOT_SUPPORTED, std::string("cpu: module format '") + format +
-                                                  "' is not supported (supported: " + kFormat +
-                                                  ")");
-  }
 }
 
 std::string CpuModules::prepare(const char* format) {

@@ -24,7 +24,8 @@ class CpuModules {
 
   int32_t threads() const { return threads_; }
   // Sets MODULES, COMPILE, OUTPUT_NAMES and ENGINE_PREPARE and lists
-  // "torchscript" while the engine is usable.
+  // "torchscript" while the engine is usable; lists "aoti" as unavailable,
+  // with the reason.
   void describe(omnirt_capabilities& caps) const;
 
   // Loads the engine of `format` now (engine_prepare); what it is.
