@@ -148,6 +148,15 @@ OMNIRT_FROZEN(omnirt_attempt, selected, 16);
 OMNIRT_FROZEN(omnirt_attempt, status, 20);
 OMNIRT_FROZEN(omnirt_attempt, reason, 24);
 OMNIRT_FROZEN(omnirt_attempt, elapsed_ns, 32);
+/* ABI 1.1 fields, appended after the 1.0 sizes above. */
+OMNIRT_FROZEN(omnirt_host_options, vetting_cache_dir, 40);
+OMNIRT_FROZEN(omnirt_host_options, vetting, 48);
+OMNIRT_FROZEN(omnirt_host_options, vetting_time_limit_ms, 52);
+OMNIRT_FROZEN_SIZE(omnirt_host_options, 56);
+OMNIRT_FROZEN(omnirt_candidate, vet_outcome, 72);
+OMNIRT_FROZEN(omnirt_candidate, vet_cached, 76);
+OMNIRT_FROZEN(omnirt_candidate, vet_time_ns, 80);
+OMNIRT_FROZEN_SIZE(omnirt_candidate, 88);
 #endif
 
 int main(void) { return 0; }
