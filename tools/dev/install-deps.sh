@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config file
   libyaml-cpp-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev libdlpack-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang-14 libfuzzer-14-dev libclang-rt-14-dev   # fuzz targets (tests/fuzz)
   libtorch-dev python3-torch python3-torchvision   # cpu TorchScript engine and test models
 )
 
