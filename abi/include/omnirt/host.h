@@ -185,7 +185,7 @@ static inline const char* omnirt_load_stage_name(int32_t stage) {
 typedef struct omnirt_search_dir {
   /** sizeof(omnirt_search_dir). */
   size_t struct_size;
-  /** The directory or file as given. Owned by the host. */
+  /** The directory or file as given (UTF-8; other bytes as \xNN). Owned by the host. */
   const char* path;
   /** An omnirt_path_source. */
   int32_t source;
