@@ -26,7 +26,7 @@
  *                             frozen 1.0 headers in tests/abi/v1_0)
  * Misbehaviour that would take a host down (vetted in a child, never loaded):
  *   FAKE_FAULT=how FAKE_FAULT_IN=where
- *                             how: FAKE_CRASH (a write through NULL: SIGSEGV),
+ *                             how: FAKE_CRASH (a write to address 16: SIGSEGV),
  *                             FAKE_EXIT (exit(3)), FAKE_HANG (sleeps forever);
  *                             where: FAKE_IN_CONSTRUCTOR (a constructor, run
  *                             by dlopen), FAKE_IN_ENTRY, FAKE_IN_CREATE,
@@ -130,9 +130,10 @@ static omnirt_status fake_fail(omnirt_status status, int64_t native_code, const 
 #ifdef FAKE_FAULT
 static void fake_fault(void) {
 #if FAKE_FAULT == FAKE_CRASH
-  /* Volatile pointer and pointee: a real store to address 0, not a trap or
-   * nothing, which is what a compiler may make of a plain one. */
-  volatile int* volatile nowhere = NULL;
+  /* A real store to an address nothing maps: volatile pointer and pointee,
+   * so that the compiler makes neither a trap nor nothing of it, and not NULL,
+   * which UBSan (in the sanitizer builds) would report instead. */
+  volatile int* volatile nowhere = (volatile int*)(uintptr_t)16;
   *nowhere = 1;
 #elif FAKE_FAULT == FAKE_EXIT
   exit(3);

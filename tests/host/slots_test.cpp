@@ -42,8 +42,9 @@ TEST_P(GarbageSlotTest, RejectsThePluginAtValidateNamingTheSlot) {
 
 INSTANTIATE_TEST_SUITE_P(
     Slots, GarbageSlotTest,
-    ::testing::Values(GarbageCase{"into_libc", ZOO_SLOTS_GARBAGE_LIBC, "into '.*libc\\.so.*'"},
-                      GarbageCase{"into_libc_bit_set", ZOO_SLOTS_GARBAGE_LIBC_BIT, "into '.*libc\\.so.*'"},
+    // libc's abort, or the sanitizer runtime's interceptor of it in those builds.
+    ::testing::Values(GarbageCase{"into_libc", ZOO_SLOTS_GARBAGE_LIBC, "into '/[^']*\\.so[^']*'"},
+                      GarbageCase{"into_libc_bit_set", ZOO_SLOTS_GARBAGE_LIBC_BIT, "into '/[^']*\\.so[^']*'"},
                       GarbageCase{"into_data", ZOO_SLOTS_GARBAGE_DATA, "into the library's own data, not its code"},
                       GarbageCase{"into_data_bit_set", ZOO_SLOTS_GARBAGE_DATA_BIT,
                                   "into the library's own data, not its code"},
