@@ -2,7 +2,26 @@
 # Builds the host and the cuda backend on a GPU machine against PyTorch's
 # libtorch, then runs the cuda tests and benchmarks (docs/cuda.md).
 #
-#   tools/device-check.sh [all|build|test|bench]     (default: all)
+#   tools/device-check.sh [STEP ...]     (default: all = build test bench)
+#
+# Steps, run in the order given:
+#   build    configure and build (log: build.log)
+#   test     ctest -L cuda and omnirt-probe (ctest.log, probe.txt)
+#   bench    the allocator, copy and module benchmarks (bench_*.txt)
+#   kernels  the named-op kernels against ATen: their GPU tests, then
+#            cuda_kernel_bench (kernels.txt)
+#   aoti     AOTInductor packages: exports the test package, runs the AOTI and
+#            engine GPU tests and omnirt-run on it (aoti.txt), then the goal
+#            benchmark against torch.compile and cuda_aoti_bench (aoti_goal.txt)
+#   timing   (after build) omnirt-run's resnet50 and MLP figures on the cuda
+#            backend against PyTorch's own synchronized measurement
+#            (tools/gpu/check_run_timing.py), into device-check.log
+#   python   builds the Python package omnirt for this machine's python3
+#            (PyTorch's) in the same build directory and runs its pytest
+#            suite, cuda tests included (`pytest -m cuda` selects those), and
+#            its overhead benchmark on the cpu and the cuda backend: logs
+#            python.log, bench_python.txt. Run it as a call of its own: its
+#            logs beside the others would pass $OUT's 8 files.
 #
 # Environment:
 #   OUT    where logs go (default: build-device/out); at most 8 files
@@ -18,7 +37,6 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-STEP=${1:-all}
 OUT=${OUT:-$ROOT/build-device/out}
 BUILD=${BUILD:-/tmp/omnirt-device-build}
 DEPS=${DEPS:-$ROOT/.deps/root}
@@ -51,7 +69,7 @@ setup() {
     "-DCMAKE_PREFIX_PATH=$TORCH_PREFIX;$DEPS/usr"
     "-DCMAKE_C_FLAGS=-isystem $BUILD/dlpack-include" "-DCMAKE_CXX_FLAGS=-isystem $BUILD/dlpack-include"
     -DCMAKE_POLICY_VERSION_MINIMUM=3.5 -DCUDAToolkit_ROOT=/usr/local/cuda
-    -DCMAKE_CUDA_ARCHITECTURES=90 -DTORCH_CUDA_ARCH_LIST=9.0
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DTORCH_CUDA_ARCH_LIST=9.0 -DOMNIRT_CUDA_ARCHITECTURES=90
     -DOMNIRT_BUILD_BACKEND_ASCEND=OFF -DOMNIRT_BUILD_BACKEND_CAMBRICON=OFF)
 }
 
@@ -91,10 +109,11 @@ build() {
   say "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2) ($(nproc) cores)"
   say "machine: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1)"
   say "torch: $(python3 -c 'import torch; print(torch.__version__, torch.version.cuda)' 2>&1)"
-  local host=(omnirt omnirt-probe omnirt_backend_cpu)
-  local cuda=(omnirt_backend_cuda omnirt_cuda_engine cuda_caching_allocator_test cuda_plugin_test
-    cuda_multi_device_test cuda_host_test cuda_torch_test cuda_multi_device_torch_test
-    cuda_allocator_core_bench cuda_alloc_bench cuda_memcpy_bench cuda_module_bench)
+  local host=(omnirt omnirt-probe omnirt-run omnirt_backend_cpu)
+  local cuda=(omnirt_backend_cuda omnirt_cuda_engine cuda_caching_allocator_test cuda_launch_plan_test
+    cuda_plugin_test cuda_multi_device_test cuda_host_test cuda_torch_test cuda_aoti_test
+    cuda_multi_device_torch_test cuda_allocator_core_bench cuda_alloc_bench cuda_memcpy_bench
+    cuda_module_bench cuda_kernel_bench cuda_aoti_bench)
   local dirs=()
   if run build.log 300 cmake -S "$ROOT" -B "$BUILD/full" "${CMAKE_ARGS[@]}"; then
     dirs+=(full)
@@ -155,10 +174,117 @@ bench() {
   done
 }
 
-case "$STEP" in
-  build) build ;;
-  test) test_cuda ;;
-  bench) bench ;;
-  all) build && test_cuda; bench ;;
-  *) echo "usage: $0 [all|build|test|bench]" >&2; exit 2 ;;
-esac
+# The named-op kernels: correct against ATen on every case first, then timed.
+kernels() {
+  setup
+  local dir
+  dir=$(built bin/cuda_kernel_bench) || { say "cuda_kernel_bench was not built"; return 1; }
+  run kernels.txt 300 ctest --test-dir "$dir" --output-on-failure --timeout 250 \
+    -R 'LaunchPlan|CudaTorchTest\.(Kernels|OpsReject|EveryBenchmarkCase)'
+  grep -E "tests passed|tests failed" "$OUT/kernels.txt" | tail -n 1 | tee -a "$LOG"
+  run kernels.txt 300 "$dir/bin/cuda_kernel_bench"
+  grep -E "^# " "$OUT/kernels.txt" | tail -n 1 | tee -a "$LOG"
+}
+
+# AOTInductor packages: exported here (Inductor compiles: minutes), then
+# tested, run through omnirt-run, and benchmarked against torch.compile.
+aoti() {
+  setup
+  local dir work=$BUILD/aoti
+  dir=$(built bin/cuda_aoti_test) || { say "cuda_aoti_test was not built"; return 1; }
+  mkdir -p "$work"
+  export AOTI_RUNTIME_CHECK_INPUTS=1 OMNIRT_TEST_AOTI_DIR=$work
+  say "torch: $(python3 -c 'import torch; print(torch.__version__)' 2>&1); AOTInductor packages in $work"
+  run aoti.txt 300 python3 "$ROOT/examples/models/export_aoti.py" "$work" mlp || return 1
+  run aoti.txt 300 ctest --test-dir "$dir" --output-on-failure --timeout 250 \
+    -R 'AotiTest|CudaEngineTest|CudaTorchTest\.ACaptureThatFails|CudaPluginTest\.Capabilities'
+  grep -E "tests passed|tests failed" "$OUT/aoti.txt" | tail -n 1 | tee -a "$LOG"
+  # omnirt-run takes the package (format from its entries): both tiers.
+  local plugins=$dir/lib/omnirt/plugins
+  run aoti.txt 120 "$dir/bin/omnirt-run" "$work/mlp.pt2" --backend cuda --plugin-dir "$plugins" \
+    --input 8x256:f32 --warmup 5 --iters 50
+  run aoti.txt 120 "$dir/bin/omnirt-run" "$work/mlp.pt2" --backend cuda --plugin-dir "$plugins" \
+    --input 8x256:f32 --warmup 5 --iters 50 --no-compile
+  # A TorchScript module no CUDA graph can hold: the report's notes say so.
+  python3 -c 'import torch
+class Sync(torch.nn.Module):
+    def forward(self, x):
+        return x * float(x.sum())
+torch.jit.script(Sync()).save("'"$work"'/sync.pt")' >>"$OUT/aoti.txt" 2>&1
+  run aoti.txt 120 "$dir/bin/omnirt-run" "$work/sync.pt" --backend cuda --plugin-dir "$plugins" \
+    --input 4x8:f32 --warmup 1 --iters 3
+  run aoti_goal.txt 600 python3 "$ROOT/bench/cuda/aoti_goal.py" --omnirt "$dir/lib/libomnirt.so" \
+    --plugin "$plugins/libomnirt_backend_cuda.so" --work "$work" --rounds 100
+  grep -E "goal|MISMATCH|^# " "$OUT/aoti_goal.txt" | tee -a "$LOG"
+  if [ -x "$dir/bin/cuda_aoti_bench" ]; then
+    run aoti_goal.txt 300 "$dir/bin/cuda_aoti_bench" "$work/resnet50_b8.pt2:8x3x224x224" \
+      "$work/transformer6.pt2:1x128x1024"
+    grep -E "OmniRT over" "$OUT/aoti_goal.txt" | tee -a "$LOG"
+  else
+    say "cuda_aoti_bench was not built (needs PyTorch >= 2.7 with AOTInductor)"
+  fi
+}
+
+# omnirt-run measures completed work: its medians for resnet50 and an MLP,
+# each tier, next to PyTorch's synchronized ones; exit 1 unless they agree
+# within 5%. Logged to device-check.log ($OUT holds at most 8 files).
+timing() {
+  setup
+  local dir
+  dir=$(built bin/omnirt-run) || { say "omnirt-run was not built (run the build step first)"; return 1; }
+  local plugin
+  plugin=$(find "$dir" -path '*/omnirt/plugins/libomnirt_backend_cuda.so' | head -n 1)
+  [ -n "$plugin" ] && [ -e "$(dirname "$plugin")/libomnirt_cuda_engine.so" ] ||
+    { say "the cuda plugin or its engine was not built"; return 1; }
+  run device-check.log 600 python3 "$ROOT/tools/gpu/check_run_timing.py" --omnirt-run "$dir/bin/omnirt-run" \
+    --plugin "$plugin" --work "$BUILD/timing-models"
+}
+
+# The Python package for this machine's python3: configured into the same
+# tree (pybind11 from pip), built with the backends it runs on, tested
+# (cpu and cuda), then benchmarked on both.
+python_check() {
+  setup
+  local py pybind11_dir
+  py=$(command -v python3)
+  say "python: $py $("$py" -c 'import sys, torch, numpy; print(sys.version.split()[0], "torch", torch.__version__, "numpy", numpy.__version__)' 2>&1)"
+  say "Python.h: $("$py" -c 'import os, sysconfig; h = os.path.join(sysconfig.get_paths()["include"], "Python.h"); print(h, os.path.exists(h))')"
+  pybind11_dir=$("$py" -m pybind11 --cmakedir 2>/dev/null) || say "pybind11 is not importable by $py"
+  run python.log 300 cmake -S "$ROOT" -B "$BUILD/full" "${CMAKE_ARGS[@]}" "-DPython3_EXECUTABLE=$py" \
+    ${pybind11_dir:+"-Dpybind11_DIR=$pybind11_dir"} || return 1
+  grep -m1 "python package omnirt" "$OUT/python.log" | tee -a "$LOG"
+  local targets=()
+  for t in omnirt_python omnirt_backend_cpu omnirt_cpu_engine omnirt_backend_cuda omnirt_cuda_engine \
+           omnirt_backend_fake_noentry omnirt_backend_fake_abinew omnirt_backend_fake_createfail \
+           omnirt_backend_fake_throwentry omnirt-probe; do
+    ninja -C "$BUILD/full" -t query "$t" >/dev/null 2>&1 && targets+=("$t")
+  done
+  [[ " ${targets[*]} " == *" omnirt_python "* ]] || { say "the Python package is not built here"; return 1; }
+  run python.log 420 ninja -C "$BUILD/full" -j "$JOBS" "${targets[@]}" || return 1
+  export PYTHONPATH=$BUILD/full/python PYTHONDONTWRITEBYTECODE=1 \
+    OMNIRT_PYTHON_TEST_PATHS=$BUILD/full/integrations/python/tests/paths.json
+  local tests=$ROOT/integrations/python/tests
+  run python.log 600 "$py" -m pytest -q -rs -p no:cacheprovider --rootdir "$tests" -m cuda "$tests"
+  grep -E "passed|failed|error" "$OUT/python.log" | tail -n 1 | tee -a "$LOG"
+  run python.log 600 "$py" -m pytest -q -rs -p no:cacheprovider --rootdir "$tests" -m "not cuda" "$tests"
+  grep -E "passed|failed|error" "$OUT/python.log" | tail -n 1 | tee -a "$LOG"
+  run bench_python.txt 300 "$py" "$ROOT/integrations/python/bench/bench_overhead.py" --device cpu
+  run bench_python.txt 300 "$py" "$ROOT/integrations/python/bench/bench_overhead.py" --device cuda
+  cat "$OUT/bench_python.txt" >>"$LOG"
+}
+
+status=0
+for step in "${@:-all}"; do
+  case "$step" in
+    build) build || status=1 ;;
+    test) test_cuda || status=1 ;;
+    bench) bench || status=1 ;;
+    kernels) kernels || status=1 ;;
+    aoti) aoti || status=1 ;;
+    timing) timing || status=1 ;;
+    python) python_check || status=1 ;;
+    all) { build && test_cuda; } || status=1; bench || status=1 ;;
+    *) echo "usage: $0 [all|build|test|bench|kernels|aoti|timing|python ...]" >&2; exit 2 ;;
+  esac
+done
+exit $status

@@ -11,7 +11,9 @@
 // clock and load drift hit them alike; each counter is the median over all
 // iterations of microseconds per run. The argument is how many runs are
 // enqueued per synchronization: 1 is latency (GPU time included), 16 the
-// launch-bound throughput.
+// launch-bound throughput. Every variant enqueues on the legacy default
+// stream (libtorch's current stream here; NULL for the plugin and the host),
+// and each sample ends with that stream's synchronize: completed work.
 // (b) rt_speedup = rt_eager / rt_compile next to lt_speedup = lt_eager /
 //     lt_graph; kept = rt_speedup / lt_speedup.
 // (c) rt_overhead = rt_eager / lt_eager - 1 (and compile against lt_graph;
@@ -32,15 +34,12 @@
 #include <string>
 #include <vector>
 
-#include "cuda_plugin.h"
+#include "module_runners.h"
 #include "torch_helpers.h"
-#ifdef OMNIRT_CUDA_BENCH_HOST
-#include "omnirt/host.h"
-#endif
 
 namespace {
 
-using omnirt::cuda_test::CudaPlugin;
+using namespace omnirt::cuda_bench;
 
 constexpr int kWarmupRuns = 50;  // also past TorchScript's profiling runs
 
@@ -50,11 +49,6 @@ struct Variant {
   std::vector<double> us;     // per-run microseconds, one sample per iteration
 };
 
-double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
 torch::jit::Module load(const std::string& bytes, bool frozen) {
   std::istringstream in(bytes);
   torch::jit::Module m = torch::jit::load(in, torch::kCUDA);
@@ -63,59 +57,6 @@ torch::jit::Module load(const std::string& bytes, bool frozen) {
   m = torch::jit::freeze(m);
   return torch::jit::optimize_for_inference(m);
 }
-
-// One executable of the plugin, run through its vtable.
-std::function<void()> plugin_runner(CudaPlugin& plugin, const std::string& bytes, int32_t tier,
-                                    const DLTensor& in) {
-  const omnirt_module_source source = {sizeof source, "torchscript", bytes.data(), bytes.size(), nullptr};
-  omnirt_executable* exe = nullptr;
-  if (plugin.vt()->module_load(plugin.state(), 0, &source, tier, "mlp", &exe) != OMNIRT_STATUS_OK) {
-    throw std::runtime_error(omnirt::cuda_test::last_error());
-  }
-  std::shared_ptr<omnirt_executable> owned(
-      exe, [&plugin](omnirt_executable* e) { plugin.vt()->executable_destroy(plugin.state(), e); });
-  return [&plugin, owned, &in] {
-    DLManagedTensor* out = nullptr;
-    size_t count = 0;
-    plugin.vt()->executable_run(plugin.state(), owned.get(), &in, 1, nullptr, &out, 1, &count);
-    out->deleter(out);  // stream order keeps the memory until the run is done
-  };
-}
-
-#ifdef OMNIRT_CUDA_BENCH_HOST
-using Host = std::unique_ptr<omnirt_host, void (*)(omnirt_host*)>;
-
-Host make_host() {
-  const char* paths[] = {OMNIRT_CUDA_PLUGIN_PATH};
-  const omnirt_host_options options{sizeof options, nullptr, paths, 1,
-                                    OMNIRT_HOST_IGNORE_ENVIRONMENT | OMNIRT_HOST_SKIP_INSTALLED_DIR};
-  omnirt_host* host = nullptr;
-  omnirt_host_create(&options, &host);
-  return Host(host, &omnirt_host_destroy);
-}
-
-// The same model through the host API, as an embedder runs it.
-std::function<void()> host_runner(omnirt_host* host, const std::string& bytes, uint32_t flags,
-                                  const DLTensor& in) {
-  omnirt_backend* cuda = nullptr;
-  omnirt_module* module = nullptr;
-  const omnirt_module_source source = {sizeof source, "torchscript", bytes.data(), bytes.size(), nullptr};
-  omnirt_wrap_options wrap{};
-  wrap.struct_size = sizeof wrap;
-  wrap.flags = flags;
-  if (host == nullptr || omnirt_host_get_backend(host, "cuda", &cuda) != OMNIRT_STATUS_OK ||
-      omnirt_wrap_module(cuda, &source, "mlp", &wrap, nullptr, &module) != OMNIRT_STATUS_OK) {
-    throw std::runtime_error(omnirt_last_error()->message);
-  }
-  std::shared_ptr<omnirt_module> owned(module, &omnirt_module_destroy);
-  return [owned, &in] {
-    DLManagedTensor* out = nullptr;
-    size_t count = 0;
-    omnirt_module_run(owned.get(), &in, 1, nullptr, &out, 1, &count, nullptr);
-    out->deleter(out);
-  };
-}
-#endif
 
 void Mlp256Batch1(benchmark::State& state) {
   if (!torch::cuda::is_available()) {
@@ -141,6 +82,7 @@ void Mlp256Batch1(benchmark::State& state) {
     side.synchronize();
   }
   CudaPlugin plugin;
+  const omnirt_module_source source = {sizeof source, "torchscript", bytes.data(), bytes.size(), nullptr};
 #ifdef OMNIRT_CUDA_BENCH_HOST
   const Host host = make_host();
 #endif
@@ -149,11 +91,11 @@ void Mlp256Batch1(benchmark::State& state) {
     variants = {
         {"lt_eager", [&] { eager.forward({x}); }, {}},
         {"lt_graph", [&] { static_x.copy_(x, true); graph.replay(); }, {}},
-        {"rt_eager", plugin_runner(plugin, bytes, OMNIRT_TIER_EAGER, in), {}},
-        {"rt_compile", plugin_runner(plugin, bytes, OMNIRT_TIER_COMPILE, in), {}},
+        {"rt_eager", plugin_runner(plugin, source, OMNIRT_TIER_EAGER, "mlp", in), {}},
+        {"rt_compile", plugin_runner(plugin, source, OMNIRT_TIER_COMPILE, "mlp", in), {}},
 #ifdef OMNIRT_CUDA_BENCH_HOST
-        {"host_eager", host_runner(host.get(), bytes, OMNIRT_WRAP_DISABLE_COMPILE, in), {}},
-        {"host_compile", host_runner(host.get(), bytes, 0, in), {}},
+        {"host_eager", host_runner(host.get(), source, OMNIRT_WRAP_DISABLE_COMPILE, "mlp", in), {}},
+        {"host_compile", host_runner(host.get(), source, 0, "mlp", in), {}},
 #endif
     };
   } catch (const std::exception& e) {

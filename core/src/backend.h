@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "omnirt/backend.h"
@@ -57,6 +58,10 @@ struct omnirt_backend {
   std::vector<std::string> module_formats;
   /// Pointers into module_formats, handed out as omnirt_capabilities::module_formats.
   std::vector<const char*> module_format_list;
+  /// The formats it cannot load here and why (format, reason), repaired, and
+  /// the list handed out as omnirt_capabilities::unavailable_module_formats.
+  std::vector<std::pair<std::string, std::string>> unavailable_formats;
+  std::vector<omnirt_module_format_unavailable> unavailable_format_list;
   /// Packed ABI version the plugin implements (may be a newer minor than the host's).
   uint32_t abi_version = 0;
   /// The plugin's own vtable struct_size.

@@ -77,6 +77,8 @@ omnirt_status omnirt_get_capabilities(omnirt_backend* backend, omnirt_capabiliti
   full.vendor = backend->vendor.c_str();
   full.module_formats = backend->module_format_list.data();
   full.num_module_formats = backend->module_format_list.size();
+  full.unavailable_module_formats = backend->unavailable_format_list.data();
+  full.num_unavailable_module_formats = backend->unavailable_format_list.size();
   return write_sized(caps, full, kCall, "omnirt_capabilities");
 }
 

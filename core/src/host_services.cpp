@@ -9,6 +9,7 @@ namespace {
 
 thread_local PluginError t_plugin_error;
 thread_local bool t_plugin_error_recorded = false;
+thread_local PluginNotes* t_plugin_notes = nullptr;
 
 omnirt_status set_error(omnirt_status status, int64_t native_code, const char* message) noexcept {
   PluginError& detail = t_plugin_error;
@@ -26,11 +27,14 @@ omnirt_status set_error(omnirt_status status, int64_t native_code, const char* m
 void log(int32_t level, const char* backend, const char* message) noexcept {
   try {
     const spdlog::level::level_enum spd_level = to_spdlog_level(level);
-    if (!logger().should_log(spd_level)) return;
+    const bool noted = t_plugin_notes != nullptr && level >= OMNIRT_LOG_WARN && level < OMNIRT_LOG_OFF;
+    if (!noted && !logger().should_log(spd_level)) return;
     // Repaired like all plugin text: a newline or escape sequence in it
     // cannot forge log lines or reach a terminal.
-    logger().log(spd_level, "[{}] {}", backend != nullptr ? read_plugin_text(backend, OMNIRT_TEXT_MAX_NAME).text : "?",
-                 read_plugin_text(message, OMNIRT_TEXT_MAX_MESSAGE).text);
+    const std::string name = backend != nullptr ? read_plugin_text(backend, OMNIRT_TEXT_MAX_NAME).text : "?";
+    const std::string text = read_plugin_text(message, OMNIRT_TEXT_MAX_MESSAGE).text;
+    logger().log(spd_level, "[{}] {}", name, text);
+    if (noted) t_plugin_notes->add(name.c_str(), text.c_str());
   } catch (...) {  // logging must never fail a plugin
   }
 }
@@ -46,6 +50,14 @@ void clear_plugin_error() noexcept { t_plugin_error_recorded = false; }
 
 const PluginError* recorded_plugin_error() noexcept {
   return t_plugin_error_recorded ? &t_plugin_error : nullptr;
+}
+
+PluginNotes::PluginNotes() noexcept : previous_(t_plugin_notes) { t_plugin_notes = this; }
+
+PluginNotes::~PluginNotes() { t_plugin_notes = previous_; }
+
+void PluginNotes::add(const char* backend, const char* message) {
+  notes_.push_back({backend != nullptr ? backend : "?", message != nullptr ? message : ""});
 }
 
 const PluginError* take_plugin_error(omnirt_status status) noexcept {

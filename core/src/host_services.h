@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "omnirt/backend.h"
 
@@ -39,6 +40,32 @@ const PluginError* recorded_plugin_error() noexcept;
 /// otherwise be attached to a later failure; requiring the same status keeps
 /// such a message from ever describing a different error.
 const PluginError* take_plugin_error(omnirt_status status) noexcept;
+
+/// A line a plugin logged at WARN or ERROR.
+struct PluginNote {
+  std::string backend;
+  std::string message;
+};
+
+/// While alive, the WARN and ERROR lines plugins log on this thread are also
+/// kept here, besides going to the host's log: omnirt_module_run collects
+/// what a plugin says of a run (a CUDA graph it could not capture) for the
+/// run report. Nests: the collector alive before is restored after.
+class PluginNotes {
+ public:
+  PluginNotes() noexcept;
+  ~PluginNotes();
+  PluginNotes(const PluginNotes&) = delete;
+  PluginNotes& operator=(const PluginNotes&) = delete;
+
+  const std::vector<PluginNote>& notes() const { return notes_; }
+  /// Called by the log service for this thread's collector.
+  void add(const char* backend, const char* message);
+
+ private:
+  std::vector<PluginNote> notes_;
+  PluginNotes* previous_;
+};
 
 }  // namespace omnirt
 

@@ -271,7 +271,32 @@ class PluginLoad {
       backend.module_formats.push_back(read_plugin_text(caps.module_formats[i], OMNIRT_TEXT_MAX_TAG).text);
     }
     for (const std::string& format : backend.module_formats) backend.module_format_list.push_back(format.c_str());
+    OMNIRT_RETURN_IF_ERROR(read_unavailable_formats(caps));
     clear_unadvertised_slots(&backend.vtable, backend.features);
+    return OMNIRT_STATUS_OK;
+  }
+
+  // The formats the plugin knows of but cannot load here, and why (ABI 1.1:
+  // what a 1.0 plugin left in those fields is not an answer).
+  omnirt_status read_unavailable_formats(const omnirt_capabilities& caps) {
+    omnirt_backend& backend = *backend_;
+    if (OMNIRT_VERSION_MINOR(backend.abi_version) == 0 || caps.unavailable_module_formats == nullptr) {
+      return OMNIRT_STATUS_OK;
+    }
+    if (caps.num_unavailable_module_formats > OMNIRT_MAX_PLUGIN_LIST) {
+      return refuse_backend(OMNIRT_STATUS_INCOMPATIBLE,
+                            fmt::format("capabilities list {} unavailable module formats (more than {})",
+                                        caps.num_unavailable_module_formats, OMNIRT_MAX_PLUGIN_LIST));
+    }
+    for (size_t i = 0; i < caps.num_unavailable_module_formats; ++i) {
+      const omnirt_module_format_unavailable& u = caps.unavailable_module_formats[i];
+      if (u.format == nullptr || u.reason == nullptr) continue;
+      backend.unavailable_formats.emplace_back(read_plugin_text(u.format, OMNIRT_TEXT_MAX_TAG).text,
+                                               read_plugin_text(u.reason, OMNIRT_TEXT_MAX_MESSAGE).text);
+    }
+    for (const auto& [format, reason] : backend.unavailable_formats) {
+      backend.unavailable_format_list.push_back(omnirt_module_format_unavailable{format.c_str(), reason.c_str()});
+    }
     return OMNIRT_STATUS_OK;
   }
 

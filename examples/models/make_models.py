@@ -22,10 +22,10 @@ import sys
 import warnings
 
 import torch
-import torchvision
 
 
 def resnet18() -> torch.nn.Module:
+    import torchvision  # here, so that the other models need only torch
     return torchvision.models.resnet18(weights=None)
 
 
@@ -52,17 +52,24 @@ MODELS = {
 warnings.filterwarnings("ignore", message="'batch_first' was found in ScriptModule constants")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir", type=pathlib.Path, help="folder to write NAME.pt into")
+def parse_model_args(description: str, out_help: str) -> argparse.Namespace:
+    """OUT_DIR (made) and the NAMEs of MODELS asked for (all by default)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("out_dir", type=pathlib.Path, help=out_help)
     parser.add_argument("names", nargs="*", metavar="NAME",
-                        help=f"models to make: {', '.join(MODELS)} (default: all)")
+                        help=f"models: {', '.join(MODELS)} (default: all)")
     args = parser.parse_args()
     unknown = [n for n in args.names if n not in MODELS]
     if unknown:
         parser.error(f"unknown model {', '.join(unknown)}; choose from {', '.join(MODELS)}")
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    for name in args.names or MODELS:
+    args.names = args.names or list(MODELS)
+    return args
+
+
+def main() -> int:
+    args = parse_model_args(__doc__.splitlines()[0], "folder to write NAME.pt into")
+    for name in args.names:
         make, input_shape = MODELS[name]
         torch.manual_seed(0)
         model = torch.jit.script(make().eval())

@@ -5,10 +5,6 @@
 #include "cuda_stream.h"
 #include "omnirt_plugin_common/options.h"
 
-#ifndef OMNIRT_CUDA_PLUGIN_VERSION
-#define OMNIRT_CUDA_PLUGIN_VERSION "0.0.0"
-#endif
-
 namespace omnirt::cuda {
 namespace {
 
@@ -52,12 +48,13 @@ void CudaBackend::capabilities(omnirt_capabilities& caps) {
       OMNIRT_FEATURE_HOST_ALLOC | OMNIRT_FEATURE_ASYNC_COPY | OMNIRT_FEATURE_STREAM_ORDERED_ALLOC |
       OMNIRT_FEATURE_STREAMS | OMNIRT_FEATURE_EVENTS | OMNIRT_FEATURE_EVENT_TIMING |
       OMNIRT_FEATURE_STREAM_WAIT_EVENT | OMNIRT_FEATURE_MEM_INFO | OMNIRT_FEATURE_MEMORY_STATS |
-      OMNIRT_FEATURE_GRAPH_CAPTURE | OMNIRT_FEATURE_NAMED_OPS | OMNIRT_FEATURE_PEER_COPY;
+      OMNIRT_FEATURE_GRAPH_CAPTURE | OMNIRT_FEATURE_NAMED_OPS | OMNIRT_FEATURE_PEER_COPY |
+      OMNIRT_FEATURE_DEFAULT_STREAM;
   if (engine_.present()) caps.features |= OMNIRT_FEATURE_MODULES | OMNIRT_FEATURE_COMPILE;
   caps.dtypes =
       (1ull << OMNIRT_DTYPE_F32) | (1ull << OMNIRT_DTYPE_F16) | (1ull << OMNIRT_DTYPE_BF16);
   caps.vendor = "nvidia";
-  engine_.formats(&caps.module_formats, &caps.num_module_formats);
+  engine_.describe(caps);
 }
 
 int32_t CudaBackend::device_count() { return runtime_.device_count(); }
@@ -224,4 +221,4 @@ void CudaBackend::device_synchronize(int32_t device) {
 
 }  // namespace omnirt::cuda
 
-OMNIRT_DEFINE_BACKEND(omnirt::cuda::CudaBackend, "cuda", OMNIRT_CUDA_PLUGIN_VERSION)
+OMNIRT_DEFINE_BACKEND(omnirt::cuda::CudaBackend, "cuda", OMNIRT_BACKEND_VERSION)

@@ -15,7 +15,8 @@ namespace {
 
 using plugin::fail;
 
-const char* const kFormats[] = {"torchscript"};
+constexpr char kTorchScript[] = "torchscript";
+constexpr char kAoti[] = "aoti";
 constexpr size_t kMessageCapacity = 2048;
 
 // This plugin's own folder, where the engine is installed beside it.
@@ -29,24 +30,71 @@ std::string plugin_dir() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-// What an omnirt_executable is: the engine's module and the device it was
-// loaded on, which a run's stream must be of.
+// What an omnirt_executable is: the engine's module, the device it was
+// loaded on (which a run's stream must be of) and its tag, for the log.
 struct Executable {
   omnirt_cuda_engine_module* module;
   int32_t device;
+  std::string tag;
 };
 
 Executable* executable_of(omnirt_executable* e) { return reinterpret_cast<Executable*>(e); }
 
 }  // namespace
 
+// The build says whether it made the engine, and whether with AOTInductor
+// (plugins/cuda/engine/CMakeLists.txt): "" when it did.
 Engine::Engine()
     : path_(plugin_dir() + "/" OMNIRT_CUDA_ENGINE_FILE),
-      present_(access(path_.c_str(), R_OK) == 0) {}
+      present_(access(path_.c_str(), R_OK) == 0) {
+  const std::string built_without = OMNIRT_CUDA_ENGINE_UNAVAILABLE;
+  const std::string aoti_missing = OMNIRT_CUDA_AOTI_UNAVAILABLE;
+  if (present_) {
+    formats_.push_back(kTorchScript);
+    if (aoti_missing.empty()) {
+      formats_.push_back(kAoti);
+    } else {
+      add_unavailable(kAoti, aoti_missing);
+    }
+  } else {
+    const std::string why =
+        built_without.empty()
+            ? OMNIRT_CUDA_ENGINE_FILE " is not next to the plugin (" + path_ + ")"
+            : built_without;
+    add_unavailable(kTorchScript, why);
+    add_unavailable(kAoti, aoti_missing.empty() ? why : aoti_missing);
+  }
+}
 
-void Engine::formats(const char* const** formats, size_t* count) const {
-  *formats = present_ ? kFormats : nullptr;
-  *count = present_ ? 1 : 0;
+void Engine::add_unavailable(const char* format, std::string reason) {
+  reasons_[num_unavailable_] = std::move(reason);
+  unavailable_[num_unavailable_] = {format, reasons_[num_unavailable_].c_str()};
+  ++num_unavailable_;
+}
+
+void Engine::describe(omnirt_capabilities& caps) const {
+  caps.module_formats = formats_.empty() ? nullptr : formats_.data();
+  caps.num_module_formats = formats_.size();
+  caps.unavailable_module_formats = num_unavailable_ > 0 ? unavailable_ : nullptr;
+  caps.num_unavailable_module_formats = num_unavailable_;
+}
+
+void Engine::require_format(const char* format) const {
+  const std::string name = format != nullptr ? format : "(null)";
+  for (size_t i = 0; i < num_unavailable_; ++i) {
+    const omnirt_module_format_unavailable& u = unavailable_[i];
+    if (name == u.format) {
+      fail(OMNIRT_STATUS_NOT_SUPPORTED,
+           "backend 'cuda' cannot load module format '" + name + "': " + u.reason);
+    }
+  }
+  std::string loads;
+  for (const char* f : formats_) {
+    if (name == f) return;
+    loads += (loads.empty() ? "" : ", ") + std::string(f);
+  }
+  fail(OMNIRT_STATUS_NOT_SUPPORTED, "backend 'cuda' does not load module format '" + name +
+                                        "' (it loads: " + (loads.empty() ? "none" : loads) + ")");
 }
 
 const omnirt_cuda_engine_api& Engine::api() {
@@ -75,23 +123,23 @@ const omnirt_cuda_engine_api& Engine::api() {
 
 omnirt_executable* CudaBackend::module_load(int32_t device, const omnirt_module_source& source,
                                             int32_t tier, const char* tag) {
-  if (source.format == nullptr || std::strcmp(source.format, "torchscript") != 0) {
-    fail(OMNIRT_STATUS_NOT_SUPPORTED, std::string("backend 'cuda' does not load module format '") +
-                                          (source.format ? source.format : "(null)") +
-                                          "' (it loads: torchscript)");
-  }
-  if (!engine_.present()) {
-    fail(OMNIRT_STATUS_NOT_SUPPORTED,
-         "backend 'cuda' has no TorchScript engine: " OMNIRT_CUDA_ENGINE_FILE
-         " was not built (no CUDA-enabled libtorch found at build time)");
-  }
+  engine_.require_format(source.format);
   checked_device(device);  // CUDA must run here before libtorch is loaded
+  const omnirt_cuda_engine_api& api = engine_.api();
+  const bool aoti = std::strcmp(source.format, kAoti) == 0;
+  const auto load = aoti ? api.load_aoti : api.load;
+  if (load == nullptr) {  // an engine file of another build than this plugin's
+    fail(OMNIRT_STATUS_NOT_SUPPORTED,
+         std::string("backend 'cuda' cannot load module format 'aoti': ") +
+             (api.aoti_unavailable != nullptr ? api.aoti_unavailable : "the engine has no loader for it"));
+  }
   char message[kMessageCapacity];
   message[0] = '\0';
-  auto executable = std::make_unique<Executable>(Executable{nullptr, device});
-  const omnirt_status status = engine_.api().load(source.data, source.size, source.path, tier,
-                                                  device, &executable->module, message,
-                                                  sizeof message);
+  auto executable =
+      std::make_unique<Executable>(Executable{nullptr, device, tag != nullptr ? tag : ""});
+  const omnirt_status status =
+      load(source.data, source.size, source.path, tier, device, &executable->module, message,
+           sizeof message);
   if (status != OMNIRT_STATUS_OK) {
     fail(status,
          std::string("cuda engine") + (tag ? std::string(" (") + tag + ")" : "") + ": " + message);
@@ -117,6 +165,8 @@ void CudaBackend::executable_run(omnirt_executable* executable, const DLTensor* 
       engine_.api().run(exe.module, inputs, num_inputs, cuda_stream(stream), outputs,
                         output_capacity, num_outputs, message, sizeof message);
   if (status != OMNIRT_STATUS_OK) fail(status, std::string("cuda engine: ") + message);
+  // The engine's note on a run that went another way than its tier promises.
+  if (message[0] != '\0') plugin::log(OMNIRT_LOG_WARN, "module '" + exe.tag + "': " + message);
 }
 
 void CudaBackend::executable_destroy(omnirt_executable* executable) {

@@ -13,6 +13,7 @@
 #include "cuda_status.h"
 #include "cuda_stream.h"
 #include "kernels/fatbin.h"
+#include "launch_plan.h"
 #include "omnirt/cpp/plugin.hpp"
 
 namespace omnirt::cuda {
@@ -129,13 +130,23 @@ class Call {
   size_t num_attrs_;
 };
 
-// One block per row: a warp multiple covering the row, at most 1024 threads.
-dim3 row_block(int64_t n) {
-  const int64_t threads = std::min<int64_t>(1024, std::max<int64_t>(32, (n + 31) / 32 * 32));
-  return dim3(unsigned(threads));
+// Does every tensor of a call start 16-byte aligned (16-byte accesses)?
+bool aligned(std::initializer_list<const void*> pointers) {
+  for (const void* p : pointers) {
+    if (reinterpret_cast<uintptr_t>(p) % kernels::kPackBytes != 0) return false;
+  }
+  return true;
 }
 
-dim3 row_grid(int64_t rows) { return dim3(unsigned(std::min<int64_t>(rows, 1 << 20))); }
+// The kernel variants each op has for each dtype (launch_plan.h).
+bool has_variant(int op, int dtype, int variant) {
+  if (!variant_has_dtype(variant, dtype == 0 ? 4 : 2)) return false;
+  switch (op) {
+    case kGeglu: return variant == kElementwisePacks || variant == kElementwiseElements;
+    case kSoftmax: return variant < kRowVariants || variant == kColumns;
+    default: return variant < kRowVariants;
+  }
+}
 
 }  // namespace
 
@@ -153,19 +164,34 @@ Kernels::~Kernels() {
   if (library_ != nullptr) cuda_->cudaLibraryUnload(library_);
 }
 
-cudaKernel_t Kernels::kernel(const Symbols& cuda, int op, int dtype) {
+cudaKernel_t Kernels::kernel(const Symbols& cuda, int op, int dtype, int variant) {
   once_([&] {
     OMNIRT_CUDA_CALL(cuda, cudaLibraryLoadData, &library_, omnirt_cuda_fatbin, nullptr, nullptr, 0u,
                      nullptr, nullptr, 0u);
     cuda_ = &cuda;
     for (int o = 0; o < kOps; ++o) {
       for (int t = 0; t < kDtypes; ++t) {
-        const std::string name = std::string("omnirt_") + kDecls[o].name + "_" + kDtypeSuffix[t];
-        OMNIRT_CUDA_CALL(cuda, cudaLibraryGetKernel, &kernels_[o][t], library_, name.c_str());
+        for (int v = 0; v < kVariants; ++v) {
+          if (!has_variant(o, t, v)) continue;
+          const std::string name = std::string("omnirt_") + kDecls[o].name + "_" + kDtypeSuffix[t] +
+                                   "_" + variant_suffix(v);
+          OMNIRT_CUDA_CALL(cuda, cudaLibraryGetKernel, &kernels_[o][t][v], library_, name.c_str());
+        }
       }
     }
   });
-  return kernels_[op][dtype];
+  return kernels_[op][dtype][variant];
+}
+
+int Kernels::sm_count(const Symbols& cuda, int device) {
+  const bool cached = device < kCachedDevices;
+  if (cached) {
+    if (const int known = sm_counts_[device].load(std::memory_order_relaxed)) return known;
+  }
+  int count = 0;
+  OMNIRT_CUDA_CALL(cuda, cudaDeviceGetAttribute, &count, cudaDevAttrMultiProcessorCount, device);
+  if (cached) sm_counts_[device].store(count, std::memory_order_relaxed);
+  return count;
 }
 
 void Kernels::run(const Symbols& cuda, const char* name, const DLTensor* inputs, size_t num_inputs,
@@ -196,7 +222,9 @@ void Kernels::run(const Symbols& cuda, const char* name, const DLTensor* inputs,
   long long rows = 0, n = x.shape.back(), inner = 1, count = x.numel;
   float eps = 0;
   std::vector<void*> args;
-  dim3 grid, block;
+  const int element_bytes = x.dtype == 0 ? 4 : 2;
+  const int sms = sm_count(cuda, x.device);
+  LaunchPlan plan;
   switch (op) {
     case kRmsNorm:
     case kLayerNorm: {
@@ -215,7 +243,7 @@ void Kernels::run(const Symbols& cuda, const char* name, const DLTensor* inputs,
       }
       rows = n == 0 ? 0 : x.numel / n;
       args.insert(args.end(), {&y_data, &rows, &n, &eps});
-      grid = row_grid(rows), block = row_block(n);
+      plan = plan_rows(rows, n, element_bytes, aligned({x_data, y_data, w_data, b_data}), sms);
       break;
     }
     case kSoftmax: {
@@ -232,7 +260,8 @@ void Kernels::run(const Symbols& cuda, const char* name, const DLTensor* inputs,
       for (int64_t d = dim + 1; d < ndim; ++d) inner *= x.shape[size_t(d)];
       rows = n == 0 ? 0 : x.numel / n;
       args = {&x_data, &y_data, &rows, &n, &inner};
-      grid = row_grid(rows), block = row_block(n);
+      plan = inner == 1 ? plan_rows(rows, n, element_bytes, aligned({x_data, y_data}), sms)
+                        : plan_columns(rows, sms);
       break;
     }
     case kGeglu: {
@@ -241,15 +270,14 @@ void Kernels::run(const Symbols& cuda, const char* name, const DLTensor* inputs,
       call.same(b, x, "input 1 (b)");
       w_data = b.data;
       args = {&x_data, &w_data, &y_data, &count};
-      block = dim3(256);
-      grid = dim3(unsigned(std::min<long long>((count + 255) / 256, 1 << 16)));
+      plan = plan_elementwise(count, element_bytes, aligned({x_data, w_data, y_data}), sms);
       break;
     }
   }
-  if (x.numel == 0 || grid.x == 0) return;
-  const cudaKernel_t function = kernel(cuda, op, x.dtype);
-  OMNIRT_CUDA_CALL(cuda, cudaLaunchKernel, reinterpret_cast<const void*>(function), grid, block,
-                   args.data(), size_t{0}, stream);
+  if (x.numel == 0 || plan.grid == 0) return;
+  const cudaKernel_t function = kernel(cuda, op, x.dtype, plan.variant);
+  OMNIRT_CUDA_CALL(cuda, cudaLaunchKernel, reinterpret_cast<const void*>(function), dim3(plan.grid),
+                   dim3(plan.block), args.data(), size_t{0}, stream);
 }
 
 void CudaBackend::list_op_sets(const omnirt_op_set** sets, size_t* count) {

@@ -6,8 +6,10 @@
 #ifndef OMNIRT_PLUGINS_CUDA_CUDA_KERNELS_H_
 #define OMNIRT_PLUGINS_CUDA_CUDA_KERNELS_H_
 
+#include <atomic>
 
 #include "cuda_symbols.h"
+#include "launch_plan.h"
 #include "omnirt/types.h"
 #include "omnirt_plugin_common/once.h"
 
@@ -35,12 +37,16 @@ class Kernels {
            cudaStream_t stream);
 
  private:
-  cudaKernel_t kernel(const Symbols& cuda, int op, int dtype);
+  cudaKernel_t kernel(const Symbols& cuda, int op, int dtype, int variant);
+  // SMs of `device`, asked once (for the first kCachedDevices devices).
+  int sm_count(const Symbols& cuda, int device);
 
+  static constexpr int kCachedDevices = 64;
   plugin_common::Once once_;
   const Symbols* cuda_ = nullptr;  // set with library_
   cudaLibrary_t library_ = nullptr;
-  cudaKernel_t kernels_[kOps][kDtypes] = {};
+  cudaKernel_t kernels_[kOps][kDtypes][kVariants] = {};  // the variants each op has
+  std::atomic<int> sm_counts_[kCachedDevices] = {};       // 0: not asked yet
 };
 
 }  // namespace omnirt::cuda

@@ -26,6 +26,7 @@ namespace omnirt::cuda {
   X(cudaGetDevice)                      \
   X(cudaSetDevice)                      \
   X(cudaGetDeviceProperties)            \
+  X(cudaDeviceGetAttribute)             \
   X(cudaDeviceSynchronize)              \
   X(cudaPointerGetAttributes)           \
   X(cudaMalloc)                         \

@@ -123,4 +123,4 @@ class NullBackend {
 }  // namespace
 
 // The plugin's one exported symbol (rule 2); negotiation is the helper's (rule 3).
-OMNIRT_DEFINE_BACKEND(NullBackend, BACKEND_NAME, BACKEND_VERSION)
+OMNIRT_DEFINE_BACKEND(NullBackend, BACKEND_NAME, OMNIRT_BACKEND_VERSION)

@@ -148,7 +148,11 @@ OMNIRT_FROZEN(omnirt_attempt, selected, 16);
 OMNIRT_FROZEN(omnirt_attempt, status, 20);
 OMNIRT_FROZEN(omnirt_attempt, reason, 24);
 OMNIRT_FROZEN(omnirt_attempt, elapsed_ns, 32);
-/* ABI 1.1 fields, appended after the 1.0 sizes above. */
+
+/* Appended in 1.1, frozen from then on. */
+OMNIRT_FROZEN(omnirt_capabilities, unavailable_module_formats, 56);
+OMNIRT_FROZEN(omnirt_capabilities, num_unavailable_module_formats, 64);
+OMNIRT_FROZEN(omnirt_module_format_unavailable, reason, 8);
 OMNIRT_FROZEN(omnirt_host_options, vetting_cache_dir, 40);
 OMNIRT_FROZEN(omnirt_host_options, vetting, 48);
 OMNIRT_FROZEN(omnirt_host_options, vetting_time_limit_ms, 52);

@@ -59,7 +59,7 @@ TEST_F(CpuThroughHost, IsLoadedAvailableAndChosenByAuto) {
   info.struct_size = sizeof info;
   ASSERT_EQ(omnirt_backend_get_info(cpu_, &info), OMNIRT_STATUS_OK);
   EXPECT_STREQ(info.name, "cpu");
-  EXPECT_STREQ(info.plugin_version, OMNIRT_TEST_PROJECT_VERSION);
+  EXPECT_STREQ(info.plugin_version, OMNIRT_TEST_CPU_PLUGIN_VERSION);
   EXPECT_EQ(info.available, 1);
   EXPECT_EQ(info.abi_version, OMNIRT_ABI_VERSION);
   omnirt_backend* chosen = nullptr;

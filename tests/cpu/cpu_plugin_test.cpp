@@ -86,7 +86,7 @@ TEST_F(CpuPlugin, VtableIdentifiesTheCpuBackend) {
   EXPECT_EQ(v_->struct_size, sizeof(omnirt_backend_vtable));
   EXPECT_EQ(v_->abi_version, OMNIRT_ABI_VERSION);
   EXPECT_STREQ(v_->name, "cpu");
-  EXPECT_STREQ(v_->plugin_version, OMNIRT_TEST_PROJECT_VERSION);
+  EXPECT_STREQ(v_->plugin_version, OMNIRT_TEST_CPU_PLUGIN_VERSION);
 }
 
 // An advertised feature has all its slots. A runtime feature that is not

@@ -21,6 +21,12 @@ inline std::string& last_error() {
   return message;
 }
 
+// The last line the plugin logged at WARN or above on this thread.
+inline std::string& last_warning() {
+  thread_local std::string message;
+  return message;
+}
+
 inline const omnirt_host_services* host_services() {
   static const omnirt_host_services services = {
       sizeof(omnirt_host_services), OMNIRT_ABI_VERSION,
@@ -28,7 +34,9 @@ inline const omnirt_host_services* host_services() {
         last_error() = message != nullptr ? message : "";
         return status;
       },
-      [](int32_t, const char*, const char*) {}};
+      [](int32_t level, const char*, const char* message) {
+        if (level >= OMNIRT_LOG_WARN && level < OMNIRT_LOG_OFF) last_warning() = message ? message : "";
+      }};
   return &services;
 }
 

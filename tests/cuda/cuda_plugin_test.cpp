@@ -47,6 +47,35 @@ TEST(CudaPluginTest, CapabilitiesAreHonest) {
   EXPECT_STREQ(ops[0].name, "rms_norm");
 }
 
+// torchscript and aoti are each either loadable or listed with the reason
+// (without a CUDA libtorch at build time, as on CI: both, with the reason).
+TEST(CudaPluginTest, ModuleFormatsAreLoadableOrExplained) {
+  CudaPlugin plugin;
+  omnirt_capabilities caps{};
+  caps.struct_size = sizeof caps;
+  ASSERT_EQ(plugin.vt()->get_capabilities(plugin.state(), &caps), OMNIRT_STATUS_OK);
+  for (const std::string format : {"torchscript", "aoti"}) {
+    SCOPED_TRACE(format);
+    int listed = 0;
+    for (size_t i = 0; i < caps.num_module_formats; ++i) listed += format == caps.module_formats[i];
+    for (size_t i = 0; i < caps.num_unavailable_module_formats; ++i) {
+      const omnirt_module_format_unavailable& u = caps.unavailable_module_formats[i];
+      if (format != u.format) continue;
+      ++listed;
+      EXPECT_GT(std::strlen(u.reason), 10u) << u.reason;
+      // module_load says the same, naming the format, before loading anything.
+      omnirt_module_source source{sizeof source, u.format, nullptr, 0, "model.file"};
+      omnirt_executable* exe = nullptr;
+      EXPECT_EQ(plugin.vt()->module_load(plugin.state(), 0, &source, OMNIRT_TIER_EAGER, nullptr, &exe),
+                OMNIRT_STATUS_NOT_SUPPORTED);
+      EXPECT_NE(last_error().find(std::string("module format '") + u.format + "': " + u.reason),
+                std::string::npos)
+          << last_error();
+    }
+    EXPECT_EQ(listed, 1) << "in exactly one of module_formats and unavailable_module_formats";
+  }
+}
+
 TEST(CudaPluginTest, ExplainsWhyItIsUnavailable) {
   CudaPlugin plugin;
   std::string reason;

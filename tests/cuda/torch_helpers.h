@@ -1,16 +1,29 @@
 // libtorch helpers shared by the cuda tests and benchmarks that compare with
-// PyTorch: a launch-bound MLP as TorchScript bytes, and at::Tensor as DLTensor.
+// PyTorch: whether they can run here, a launch-bound MLP and a module no CUDA
+// graph can hold, as TorchScript bytes, and at::Tensor as DLTensor.
 #ifndef OMNIRT_TESTS_CUDA_TORCH_HELPERS_H_
 #define OMNIRT_TESTS_CUDA_TORCH_HELPERS_H_
 
+#include <torch/cuda.h>
 #include <torch/script.h>
 
 #include <sstream>
 #include <string>
 
+#include "cuda_plugin.h"
 #include "omnirt/types.h"
 
 namespace omnirt::cuda_test {
+
+// Why a test against PyTorch on the GPU cannot run here, or "" when it can.
+inline std::string gpu_unavailable(const CudaPlugin& plugin) {
+  std::string reason;
+  if (!plugin.available(&reason) || plugin.device_count() == 0) {
+    plugin.available(&reason);  // after the first use: the runtime's own answer
+    return "no CUDA device: " + reason;
+  }
+  return torch::cuda::is_available() ? "" : "libtorch sees no CUDA device";
+}
 
 // Four `width`-wide linear layers (x @ w + b) with ReLU between them: at batch 1 its time
 // is kernel launches, which is what CUDA graphs remove.
@@ -27,6 +40,16 @@ inline std::string mlp_torchscript(int64_t width = 256, int layers = 4) {
   }
   body += "    return x\n";
   m.define(body);
+  std::ostringstream bytes;
+  m.save(bytes);
+  return bytes.str();
+}
+
+// A module that reads a value back to the host in mid-forward
+// (float(x.sum())): it runs, but a CUDA graph cannot capture it.
+inline std::string host_sync_torchscript() {
+  torch::jit::Module m("sync");
+  m.define("def forward(self, x):\n    s = float(x.sum())\n    return x * s\n");
   std::ostringstream bytes;
   m.save(bytes);
   return bytes.str();

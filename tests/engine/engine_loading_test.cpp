@@ -62,6 +62,29 @@ TEST(EngineLoading, UnknownFormatIsNotSupportedNamingIt) {
   EXPECT_FALSE(engine_loaded());
 }
 
+// The cpu engine loads no AOTInductor packages (Debian's libtorch 1.13 has no
+// AOTInductor; a build without the engine has none either): the format is
+// known, not loadable, and both the capabilities and the load say why,
+// loading no engine.
+TEST(EngineLoading, AotiPackagesAreNotSupportedWithTheReason) {
+  CpuInstance cpu;
+  const omnirt_capabilities caps = cpu.capabilities();
+  ASSERT_EQ(caps.num_unavailable_module_formats, 1u);
+  EXPECT_STREQ(caps.unavailable_module_formats[0].format, "aoti");
+  const std::string reason = caps.unavailable_module_formats[0].reason;
+#ifdef OMNIRT_TEST_HAVE_ENGINE
+  EXPECT_THAT(reason, HasSubstr("AOTInductor"));
+#else
+  EXPECT_THAT(reason, HasSubstr("the cpu engine was not built"));
+#endif
+  for (size_t i = 0; i < caps.num_module_formats; ++i) EXPECT_STRNE(caps.module_formats[i], "aoti");
+  omnirt_executable* exe = nullptr;
+  EXPECT_EQ(cpu.load("PK", OMNIRT_TIER_EAGER, &exe, "aoti"), OMNIRT_STATUS_NOT_SUPPORTED);
+  EXPECT_THAT(last_error().message, HasSubstr("module format 'aoti' cannot be loaded: " + reason));
+  EXPECT_EQ(exe, nullptr);
+  EXPECT_FALSE(engine_loaded());
+}
+
 TEST(EngineLoading, SourceSetsExactlyOneOfDataAndPath) {
   CpuInstance cpu;
   const char bytes[] = "PK";

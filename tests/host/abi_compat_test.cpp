@@ -43,6 +43,9 @@ TEST_P(Abi10PluginTest, Reports10FeaturesOnlyWhateverItsBitsSay) {
   EXPECT_EQ(caps.features & ~OMNIRT_FEATURES_1_0, 0u);
   EXPECT_EQ(caps.features & OMNIRT_FEATURE_COLLECTIVES, 0u);
   EXPECT_NE(caps.features & OMNIRT_FEATURE_STREAMS, 0u);
+  // It wrote 0xab bytes where 1.1's fields lie: no answer of its.
+  EXPECT_EQ(caps.unavailable_module_formats, nullptr);
+  EXPECT_EQ(caps.num_unavailable_module_formats, 0u);
 }
 
 TEST_P(Abi10PluginTest, Its11CallsAreNotSupportedAndNeverReachIt) {

@@ -43,10 +43,13 @@ p = omnirt_run(mlp, "--input-file", os.path.join(models, "mlp.input0.npy"), "--i
 expect(p.returncode == 0, f"good run exited {p.returncode}", p)
 if p.returncode == 0:
     doc = json.loads(p.stdout)
-    lat = doc["latency_ms"]
+    lat, dev = doc["latency_ms"], doc["device_ms"]
     expect(lat["iterations"] == 3 and lat["median"] > 0 and lat["p90"] >= lat["median"], f"latency {lat}")
+    # The cpu backend times events on its default stream: runs there are
+    # synchronous, so device time is the run itself, within its wall time.
+    expect(dev is not None and dev["iterations"] == 3 and 0 < dev["median"], f"device time {dev}")
     r = doc["report"]
-    expect(r["schema_version"] == 1 and r["ok"] is True, "report not ok", p)
+    expect(r["schema_version"] == 2 and r["ok"] is True, "report not ok", p)
     expect(r["timeline"][0]["selected_tier"] == "compile", f"selected {r['timeline'][0]['selected_tier']}")
     expect(r["runs"]["count"] == 4, f"runs {r['runs']}")
     expect(r["outputs"]["tensors"][0]["shape"] == [2, 8], f"outputs {r['outputs']}")
@@ -77,6 +80,20 @@ if p.returncode == 1:
     expect(not r["ok"] and r["errors"] and r["timeline"][0]["selected_tier"] is None, "failure report", p)
 p = omnirt_run(mlp, "--input", "2x15")  # wrong feature count: the run fails
 expect(p.returncode == 1, f"wrong input shape exited {p.returncode}, wanted 1", p)
+
+# An AOTInductor package (format told from its entries): the cpu backend
+# cannot load it here and the report says why.
+import zipfile
+package = os.path.join(work, "stub.pt2")
+with zipfile.ZipFile(package, "w") as z:
+    z.writestr("stub/archive_format", "pt2")
+    z.writestr("stub/data/aotinductor/model/stub.cpp", "")
+p = omnirt_run(package, "--input", "2x16", "--json")
+expect(p.returncode == 1, f"AOTInductor package on cpu exited {p.returncode}, wanted 1", p)
+if p.returncode == 1:
+    errors = " ".join(e["message"] for e in json.loads(p.stdout)["report"]["errors"])
+    expect("cannot load module format 'aoti' here" in errors and "AOTInductor" in errors,
+           f"no reason for aoti on cpu: {errors}", p)
 
 for f in failures:
     print("FAIL:", f)

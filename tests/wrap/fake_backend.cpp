@@ -2,8 +2,11 @@
 //   wrapfake: host memory (kDLCPU), no named ops;
 //   wrapdev:  "device" memory (kDLExtDev, really host memory), its own ops.
 // Modules are text in format "fake": "fake: compile=ok eager=fail load_ms=5"
-// says which tiers load (default ok) and how long loading takes. An
-// executable takes one float32 tensor and returns it times two.
+// says which tiers load (default ok) and how long loading takes;
+// "warn=WORD" makes the first run log WORD as a warning, as a plugin does of
+// a run that went another way than its tier promises. An executable takes
+// one float32 tensor and returns it times two. Format "fakepkg" is one the
+// backend knows of but cannot load here.
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -32,6 +35,8 @@ namespace {
 
 struct FakeExecutable {
   int32_t tier;
+  std::string warning;  // logged by the first run
+  std::atomic<bool> warned{false};
 };
 
 struct Output {
@@ -58,6 +63,8 @@ class FakeBackend {
 
   void capabilities(omnirt_capabilities& caps) {
     static const char* const formats[] = {"fake"};
+    static const omnirt_module_format_unavailable unavailable[] = {
+        {"fakepkg", "fake: built without the fakepkg loader"}};
     caps.dl_device_type = FAKE_DEVICE_TYPE;
     caps.device_count = 1;
     caps.features = OMNIRT_FEATURE_MODULES | OMNIRT_FEATURE_COMPILE | OMNIRT_FEATURE_MEMORY_STATS;
@@ -68,6 +75,8 @@ class FakeBackend {
     caps.vendor = "fake";
     caps.module_formats = formats;
     caps.num_module_formats = 1;
+    caps.unavailable_module_formats = unavailable;
+    caps.num_unavailable_module_formats = 1;
   }
 
   int32_t device_count() { return 1; }
@@ -129,12 +138,16 @@ class FakeBackend {
       fail(OMNIRT_STATUS_INVALID_ARGUMENT, std::string("fake: ") + tier_key + " failure requested");
     }
     if (field(text, tier_key) == "null") return nullptr;  // a broken plugin: OK but nothing
-    return reinterpret_cast<omnirt_executable*>(new FakeExecutable{tier});
+    return reinterpret_cast<omnirt_executable*>(new FakeExecutable{tier, field(text, "warn")});
   }
 
-  omnirt_status executable_run(omnirt_executable*, const DLTensor* inputs, size_t num_inputs,
-                               omnirt_stream*, DLManagedTensor** outputs, size_t capacity,
-                               size_t* num_outputs) {
+  omnirt_status executable_run(omnirt_executable* executable, const DLTensor* inputs,
+                               size_t num_inputs, omnirt_stream*, DLManagedTensor** outputs,
+                               size_t capacity, size_t* num_outputs) {
+    auto* exe = reinterpret_cast<FakeExecutable*>(executable);
+    if (!exe->warning.empty() && !exe->warned.exchange(true)) {
+      omnirt::plugin::log(OMNIRT_LOG_WARN, exe->warning);
+    }
     if (num_inputs != 1) {
       fail(OMNIRT_STATUS_INVALID_ARGUMENT,
            "fake: expected 1 input, got " + std::to_string(num_inputs));

@@ -1,4 +1,5 @@
-// omnirt-run's helpers: input specs, seeded inputs, .npy files, latency.
+// omnirt-run's helpers: input specs, seeded inputs, .npy files, latency, the
+// timed runs read back from a report, module formats told from the file.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -8,7 +9,9 @@
 
 #include "inputs.h"
 #include "latency.h"
+#include "module_format.h"
 #include "npy.h"
+#include "run_times.h"
 #include "wrap_test_util.h"
 
 using namespace omnirt::run;
@@ -117,6 +120,104 @@ TEST(Latency, NearestRankPercentiles) {
   EXPECT_EQ(l.min_ms, 1);
   EXPECT_EQ(l.max_ms, 10);
   EXPECT_EQ(summarize({}).median_ms, 0);
+}
+
+// The timed runs are the last successful run stages; wrap and embedder stages
+// and failed runs are not runs to time, and only runs with one have a device time.
+TEST(RunTimes, AreTheLastSuccessfulRunsOfTheReport) {
+  const auto report = nlohmann::ordered_json::parse(R"({"stages": [
+      {"name": "wrap_module", "kind": "wrap", "ms": 90.0, "ok": true},
+      {"name": "run", "kind": "run", "ms": 9.0, "device_ms": 8.0, "ok": true},
+      {"name": "run", "kind": "run", "ms": 0.5, "device_ms": null, "ok": false},
+      {"name": "run", "kind": "run", "ms": 2.0, "device_ms": 1.5, "ok": true},
+      {"name": "prepare", "kind": "embedder", "ms": 7.0, "ok": true},
+      {"name": "run", "kind": "run", "ms": 3.0, "device_ms": null, "ok": true}]})");
+  const RunTimes last_two = timed_runs(report, 2);
+  EXPECT_EQ(last_two.wall_ms, (std::vector<double>{2.0, 3.0}));
+  EXPECT_EQ(last_two.device_ms, (std::vector<double>{1.5}));
+  const RunTimes all = timed_runs(report, 10);
+  EXPECT_EQ(all.wall_ms, (std::vector<double>{9.0, 2.0, 3.0}));
+  EXPECT_TRUE(timed_runs(report, 0).wall_ms.empty());
+}
+
+}  // namespace
+
+namespace {
+
+// A zip archive of empty stored entries with these names: module_format_of
+// reads only the central directory. `zip64` writes the zip64 end records
+// (with 0xffff/0xffffffff in the classic one), as PyTorch does for large files.
+std::string zip_of(const std::vector<std::string>& names, bool zip64 = false) {
+  auto put = [](std::string& s, uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) s.push_back(char((v >> (8 * i)) & 0xff));
+  };
+  std::string local, central;
+  for (const std::string& name : names) {
+    const uint64_t offset = local.size();
+    put(local, 0x04034b50, 4);
+    for (int field : {2, 2, 2, 2, 2, 4, 4, 4}) put(local, 0, field);  // version .. sizes
+    put(local, name.size(), 2);
+    put(local, 0, 2);
+    local += name;
+    put(central, 0x02014b50, 4);
+    for (int field : {2, 2, 2, 2, 2, 2, 4, 4, 4}) put(central, 0, field);  // made by .. sizes
+    put(central, name.size(), 2);
+    for (int field : {2, 2, 2, 2, 4}) put(central, 0, field);  // extra .. external attributes
+    put(central, offset, 4);
+    central += name;
+  }
+  std::string end;
+  if (zip64) {
+    const uint64_t record_at = local.size() + central.size();
+    put(end, 0x06064b50, 4);
+    put(end, 44, 8);
+    for (int field : {2, 2, 4, 4}) put(end, 0, field);
+    put(end, names.size(), 8);
+    put(end, names.size(), 8);
+    put(end, central.size(), 8);
+    put(end, local.size(), 8);
+    put(end, 0x07064b50, 4);
+    put(end, 0, 4);
+    put(end, record_at, 8);
+    put(end, 1, 4);
+  }
+  put(end, 0x06054b50, 4);
+  put(end, 0, 4);
+  put(end, zip64 ? 0xffff : names.size(), 2);
+  put(end, zip64 ? 0xffff : names.size(), 2);
+  put(end, zip64 ? 0xffffffff : central.size(), 4);
+  put(end, zip64 ? 0xffffffff : local.size(), 4);
+  put(end, 0, 2);
+  return local + central + end;
+}
+
+const std::vector<std::string> kPackage = {"model/archive_format", "model/data/aotinductor/model/c.cpp",
+                                           "model/data/aotinductor/model/c.so"};
+const std::vector<std::string> kTorchScript = {"mlp/data.pkl", "mlp/code/__torch__.py",
+                                               "mlp/constants.pkl", "mlp/version"};
+
+TEST(ModuleFormat, ReadsZipEntryNames) {
+  EXPECT_EQ(zip_entry_names(wraptest::write_temp(zip_of(kPackage), ".pt2")), kPackage);
+  EXPECT_EQ(zip_entry_names(wraptest::write_temp(zip_of(kPackage, true), ".pt2")), kPackage);
+  EXPECT_THROW(zip_entry_names(wraptest::write_temp("not a zip archive at all", ".pt")),
+               std::runtime_error);
+  const std::string whole = zip_of(kTorchScript);
+  EXPECT_THROW(zip_entry_names(wraptest::write_temp(whole.substr(0, whole.size() - 30), ".pt")),
+               std::runtime_error);
+}
+
+TEST(ModuleFormat, ToldFromTheEntries) {
+  // The entries decide, whatever the file is called.
+  EXPECT_EQ(module_format_of(wraptest::write_temp(zip_of(kPackage), ".pt")), "aoti");
+  EXPECT_EQ(module_format_of(wraptest::write_temp(zip_of(kPackage, true), ".bin")), "aoti");
+  EXPECT_EQ(module_format_of(wraptest::write_temp(zip_of(kTorchScript), ".pt2")), "torchscript");
+}
+
+TEST(ModuleFormat, UnreadableFilesGoByTheirExtension) {
+  // So that the engine, not omnirt-run, says what is wrong with them.
+  EXPECT_EQ(module_format_of(wraptest::write_temp("garbage", ".pt2")), "aoti");
+  EXPECT_EQ(module_format_of(wraptest::write_temp("garbage", ".pt")), "torchscript");
+  EXPECT_EQ(module_format_of(wraptest::write_temp(zip_of({"a.txt"}), ".pt2")), "aoti");
 }
 
 }  // namespace

@@ -22,6 +22,10 @@ Json backend_json(const Backend& b) {
   for (const auto& [name, version] : b.op_sets) op_sets.push_back({{"name", name}, {"version", version}});
   Json devices = Json::array();
   for (const Device& d : b.devices) devices.push_back(device_json(d));
+  Json unavailable_formats = Json::array();
+  for (const auto& [format, reason] : b.unavailable_module_formats) {
+    unavailable_formats.push_back({{"format", format}, {"reason", reason}});
+  }
   return Json{{"name", b.name},
               {"plugin_version", b.plugin_version},
               {"abi_version", version_string(b.abi_version)},
@@ -37,6 +41,7 @@ Json backend_json(const Backend& b) {
                 {"features", feature_names(b.features)},
                 {"dtypes", dtype_names(b.dtypes)},
                 {"module_formats", b.module_formats},
+                {"unavailable_module_formats", unavailable_formats},
                 {"op_sets", op_sets}}},
               {"devices", devices},
               {"errors", b.errors}};

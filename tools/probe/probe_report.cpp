@@ -23,6 +23,12 @@ void add_capabilities(omnirt_backend* handle, Backend* backend) {
   backend->features = caps.features;
   backend->dtypes = caps.dtypes;
   for (size_t i = 0; i < caps.num_module_formats; ++i) backend->module_formats.emplace_back(caps.module_formats[i]);
+  for (size_t i = 0; i < caps.num_unavailable_module_formats; ++i) {
+    const omnirt_module_format_unavailable& u = caps.unavailable_module_formats[i];
+    if (u.format != nullptr && u.reason != nullptr) {
+      backend->unavailable_module_formats.emplace_back(u.format, u.reason);
+    }
+  }
   const omnirt_op_set* sets = nullptr;
   size_t count = 0;
   const omnirt_status status = omnirt_list_op_sets(handle, &sets, &count);

@@ -40,6 +40,8 @@ struct Backend {
   uint64_t features = 0;
   uint64_t dtypes = 0;
   std::vector<std::string> module_formats;
+  /// Formats the backend knows of but cannot load here: (format, reason).
+  std::vector<std::pair<std::string, std::string>> unavailable_module_formats;
   std::vector<std::pair<std::string, int32_t>> op_sets;
   /// Devices of an available backend (unavailable ones are not asked).
   std::vector<Device> devices;

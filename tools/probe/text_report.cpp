@@ -64,6 +64,9 @@ void print_details(const Backend& b, std::ostream& out) {
   capabilities.add_row({"features", join(feature_names(b.features))});
   capabilities.add_row({"dtypes", join(dtype_names(b.dtypes))});
   capabilities.add_row({"module formats", join(b.module_formats)});
+  for (const auto& [format, reason] : b.unavailable_module_formats) {
+    capabilities.add_row({"not loadable", format + ": " + reason});
+  }
   capabilities.add_row({"op sets", join(op_sets)});
   for (const std::string& error : b.errors) capabilities.add_row({"error", error});
   capabilities.print(out);

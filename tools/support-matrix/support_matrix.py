@@ -33,6 +33,7 @@ FEATURES = [
     ("compile", "The compile tier of `wrap_module`"),
     ("named_ops", "Named ops on DLPack tensors"),
     ("peer_copy", "Device-to-device copies across devices"),
+    ("default_stream", "ABI 1.1: `stream_get_default`, the handle of the stream NULL stands for"),
 ]
 
 # How far each backend has been verified. Backends not listed have not been
@@ -100,6 +101,9 @@ def render(report, plugins):
                      [", ".join(b["capabilities"]["dtypes"]) or NO for b in backends]))
     lines.append(row(["**Module formats**", "Accepted by `module_load`"] +
                      [", ".join(b["capabilities"]["module_formats"]) or NO for b in backends]))
+    lines.append(row(["**Formats not loadable here**", "Known, with the reason (`omnirt-probe` prints it)"] +
+                     [", ".join(u["format"] for u in b["capabilities"].get("unavailable_module_formats", []))
+                      or NO for b in backends]))
     lines.append("")
     return "\n".join(lines)
 

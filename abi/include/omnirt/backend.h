@@ -85,11 +85,14 @@ OMNIRT_EXTERN_C_BEGIN
 #define OMNIRT_TEXT_MAX_NAME 32
 /** plugin_version. */
 #define OMNIRT_TEXT_MAX_VERSION 64
-/** Tags: capabilities' vendor and module formats. */
+/** Tags: capabilities' vendor and module formats (also unavailable ones). */
 #define OMNIRT_TEXT_MAX_TAG 64
 /** Identifiers: op names, op-set names, output names. */
 #define OMNIRT_TEXT_MAX_IDENTIFIER 128
-/** Messages: is_available reasons, set_error messages, log lines, collectives_library. */
+/**
+ * Messages: is_available reasons, why a module format is unavailable,
+ * set_error messages, log lines, collectives_library.
+ */
 #define OMNIRT_TEXT_MAX_MESSAGE 1024
 /**
  * ABI 1.1. Longest array the host reads from a plugin: module formats, op

@@ -128,6 +128,23 @@ enum omnirt_reduce_op {
 /* Sized structs.                                                           */
 /* ------------------------------------------------------------------------ */
 
+/**
+ * ABI 1.1. A module format a backend knows of but cannot load here, and why
+ * (omnirt_capabilities::unavailable_module_formats). Both strings are owned
+ * by the plugin and live as long as the backend state; neither is NULL. The
+ * format is text of at most OMNIRT_TEXT_MAX_TAG bytes, the reason of at most
+ * OMNIRT_TEXT_MAX_MESSAGE (backend.h, "Text").
+ */
+typedef struct omnirt_module_format_unavailable {
+  /** Format tag, e.g. "aoti". */
+  const char* format;
+  /**
+   * What is missing, for a person: "the cpu engine's libtorch 1.13.1 has no
+   * AOTInductor package loader (needs PyTorch >= 2.6)".
+   */
+  const char* reason;
+} omnirt_module_format_unavailable;
+
 /** What a backend can do. Filled by the get_capabilities slot. */
 typedef struct omnirt_capabilities {
   /** Set by the caller to sizeof(omnirt_capabilities) before the call. */
@@ -160,6 +177,18 @@ typedef struct omnirt_capabilities {
   const char* const* module_formats;
   /** Length of module_formats; at most OMNIRT_MAX_PLUGIN_LIST (backend.h). */
   size_t num_module_formats;
+  /**
+   * ABI 1.1. Module formats the backend knows of but cannot load here, each
+   * with the reason (an engine built without the library the format needs,
+   * a library too old); no format is in both lists. wrap_module of such a
+   * format fails with NOT_SUPPORTED giving the reason. Array owned by the
+   * plugin, living as long as the backend state. May be NULL when
+   * num_unavailable_module_formats is 0. The host reads neither field from a
+   * plugin of ABI 1.0.
+   */
+  const omnirt_module_format_unavailable* unavailable_module_formats;
+  /** ABI 1.1. Length of unavailable_module_formats; at most OMNIRT_MAX_PLUGIN_LIST. */
+  size_t num_unavailable_module_formats;
 } omnirt_capabilities;
 
 /** One device of a backend. Filled by the get_device_info slot. */

@@ -49,6 +49,17 @@ struct Wrap {
     return false;
   }
 
+  // Why the backend cannot load the source's format here, if it says; else nullptr.
+  const char* format_unavailable_reason() const {
+    for (size_t i = 0; i < caps.num_unavailable_module_formats; ++i) {
+      const omnirt_module_format_unavailable& u = caps.unavailable_module_formats[i];
+      if (u.format != nullptr && u.reason != nullptr && std::string(u.format) == source.format) {
+        return u.reason;
+      }
+    }
+    return nullptr;
+  }
+
   void try_load(omnirt_tier tier, Attempt& a) {
     if (backend.vtable.module_load == nullptr || backend.vtable.executable_run == nullptr) {
       return failed(a, OMNIRT_STATUS_NOT_SUPPORTED,
@@ -59,6 +70,11 @@ struct Wrap {
                     "backend '" + backend.name + "' has no compile tier");
     }
     if (!accepts_format()) {
+      if (const char* reason = format_unavailable_reason()) {
+        return failed(a, OMNIRT_STATUS_NOT_SUPPORTED,
+                      "backend '" + backend.name + "' cannot load module format '" +
+                          source.format + "' here: " + reason);
+      }
       return failed(a, OMNIRT_STATUS_NOT_SUPPORTED,
                     "backend '" + backend.name + "' does not accept module format '" +
                         source.format + "' (accepts: " + accepted_formats() + ")");

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstring>
+#include <iterator>
 #include <thread>
 
 namespace omnirt::cpu {
@@ -9,6 +10,8 @@ namespace {
 
 constexpr const char* kFormat = "torchscript";
 const char* const kFormats[] = {kFormat};
+// Why the cpu engine cannot take format "aoti" (set by engine/CMakeLists.txt).
+const omnirt_module_format_unavailable kUnavailable[] = {{"aoti", OMNIRT_CPU_AOTI_UNAVAILABLE}};
 constexpr int32_t kMaxThreads = 4096;
 constexpr size_t kMessageCapacity = 2048;
 
@@ -51,6 +54,8 @@ struct CpuExecutable {
 CpuModules::CpuModules(const plugin::Options& options) : threads_(threads_option(options)) {}
 
 void CpuModules::describe(omnirt_capabilities& caps) const {
+  caps.unavailable_module_formats = kUnavailable;
+  caps.num_unavailable_module_formats = std::size(kUnavailable);
   if (!library_.usable()) return;
   caps.features |= OMNIRT_FEATURE_MODULES | OMNIRT_FEATURE_COMPILE;
   caps.module_formats = kFormats;
@@ -77,6 +82,12 @@ omnirt_executable* CpuModules::load(const omnirt_module_source& source, int32_t 
     plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT,
                  "cpu: module source needs struct_size >= " +
                      std::to_string(sizeof(omnirt_module_source)) + " and a format");
+  }
+  for (const omnirt_module_format_unavailable& u : kUnavailable) {
+    if (std::strcmp(source.format, u.format) == 0) {
+      plugin::fail(OMNIRT_STATUS_NOT_SUPPORTED,
+                   std::string("cpu: module format '") + u.format + "' cannot be loaded: " + u.reason);
+    }
   }
   if (std::strcmp(source.format, kFormat) != 0) {
     plugin::fail(OMNIRT_STATUS_NOT_SUPPORTED, std::string("cpu: module format '") + source.format +

@@ -21,7 +21,8 @@ class CpuModules {
   explicit CpuModules(const plugin::Options& options);
 
   int32_t threads() const { return threads_; }
-  // Sets MODULES and COMPILE and lists "torchscript" while the engine is usable.
+  // Sets MODULES and COMPILE and lists "torchscript" while the engine is usable;
+  // lists "aoti" as unavailable, with the reason.
   void describe(omnirt_capabilities& caps) const;
 
   omnirt_executable* load(const omnirt_module_source& source, int32_t tier);

@@ -1,8 +1,10 @@
 /*
- * The C interface between the cuda plugin and its TorchScript engine,
- * libomnirt_cuda_engine.so, built against a CUDA-enabled libtorch. It mirrors
- * the cpu engine's table (plugins/cpu/engine/engine_api.h) with a device per
- * module and a stream per run.
+ * The C interface between the cuda plugin and its engine,
+ * libomnirt_cuda_engine.so, built against a CUDA-enabled libtorch: TorchScript
+ * modules, and AOTInductor packages where that libtorch has AOTInductor's
+ * package loader. It mirrors the cpu engine's table
+ * (plugins/cpu/engine/engine_api.h) with a device per module and a stream per
+ * run.
  *
  * The engine is a separate library so that the plugin links no libtorch: the
  * plugin dlopens it from its own folder on first module use. Everything
@@ -25,7 +27,7 @@ OMNIRT_EXTERN_C_BEGIN
 /** Version of this table; bumped on any change the plugin must know about. */
 #define OMNIRT_CUDA_ENGINE_API_VERSION 1
 
-/** A TorchScript module loaded onto one GPU for one tier. Owned by the engine. */
+/** A module (either format) loaded onto one GPU for one tier. Owned by the engine. */
 typedef struct omnirt_cuda_engine_module omnirt_cuda_engine_module;
 
 typedef struct omnirt_cuda_engine_api {
@@ -57,6 +59,10 @@ typedef struct omnirt_cuda_engine_api {
    * which stays valid after the module is destroyed); their memory may be
    * reused by later work on `stream` once released. More outputs than
    * `output_capacity`: OUT_OF_RANGE with *num_outputs set to the number needed.
+   * On OK, `message` holds a note for the caller's log, or is empty: a run
+   * that went another way than its tier promises says so there (a compile
+   * tier's CUDA graph that could not be captured, for one input signature,
+   * whose runs then go through the module itself).
    */
   omnirt_status (*run)(omnirt_cuda_engine_module* module, const DLTensor* inputs,
                        size_t num_inputs, void* stream, DLManagedTensor** outputs,
@@ -65,6 +71,24 @@ typedef struct omnirt_cuda_engine_api {
 
   /** Releases a module. NULL is a no-op. */
   void (*destroy)(omnirt_cuda_engine_module* module);
+
+  /* Appended: AOTInductor packages (module format "aoti"). */
+
+  /**
+   * Loads an AOTInductor package (a .pt2 made by
+   * torch._inductor.aoti_compile_and_package for CUDA) like `load`, from
+   * bytes or a file, onto `device`, for `tier`: OMNIRT_TIER_COMPILE runs the
+   * package through one CUDA graph per input signature (captured on its first
+   * run after warm-up runs, then replayed); OMNIRT_TIER_EAGER runs the
+   * package itself. Runs and destroys go through `run` and `destroy`. Missing
+   * file: NOT_FOUND; not such a package: INVALID_ARGUMENT. NULL when the
+   * engine's libtorch has no AOTInductor package loader (see aoti_unavailable).
+   */
+  omnirt_status (*load_aoti)(const void* data, size_t size, const char* path, int32_t tier,
+                             int32_t device, omnirt_cuda_engine_module** out, char* message,
+                             size_t capacity);
+  /** Why load_aoti is NULL ("libtorch 2.5.1 has no ..."); NULL when it is not. Static string. */
+  const char* aoti_unavailable;
 } omnirt_cuda_engine_api;
 
 /** Returns the engine's table (static storage, never NULL). */

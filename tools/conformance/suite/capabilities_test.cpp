@@ -56,6 +56,16 @@ KIT_TEST(Capabilities, AreSelfConsistent, 7) {
     ASSERT_NE(c.module_formats[i], nullptr);
     EXPECT_STRNE(c.module_formats[i], "") << "module format " << i << " is empty";
   }
+  for (size_t i = 0; i < c.num_unavailable_module_formats; ++i) {
+    ASSERT_NE(c.unavailable_module_formats, nullptr);
+    const omnirt_module_format_unavailable& u = c.unavailable_module_formats[i];
+    ASSERT_NE(u.format, nullptr) << "unavailable module format " << i;
+    ASSERT_NE(u.reason, nullptr) << "unavailable module format " << i << " (" << u.format << ")";
+    EXPECT_STRNE(u.reason, "") << "no reason why module format '" << u.format << "' cannot load";
+    for (size_t j = 0; j < c.num_module_formats; ++j) {
+      EXPECT_STRNE(u.format, c.module_formats[j]) << "a format both loadable and not";
+    }
+  }
 }
 
 // --- each feature's simplest use, made whether its bit is set or not -------
@@ -164,6 +174,13 @@ Calls use_stream_wait_event(omnirt_backend* b) {
   return calls;
 }
 
+Calls use_default_stream(omnirt_backend* b) {
+  omnirt_stream* s = nullptr;
+  Calls calls = {{"omnirt_stream_get_default", omnirt_stream_get_default(b, 0, &s)}};
+  if (s != nullptr) calls.push_back({"omnirt_stream_synchronize", omnirt_stream_synchronize(b, s)});
+  return calls;
+}
+
 Calls use_mem_info(omnirt_backend* b) {
   size_t free_bytes = 0, total_bytes = 0;
   return {{"omnirt_mem_get_info", omnirt_mem_get_info(b, 0, &free_bytes, &total_bytes)}};
@@ -244,6 +261,7 @@ KIT_TEST_P(Features, MatchBehaviour, 7) {
     case OMNIRT_FEATURE_MODULES: use = use_modules; break;
     case OMNIRT_FEATURE_COMPILE: use = use_compile; break;
     case OMNIRT_FEATURE_NAMED_OPS: use = use_named_ops; break;
+    case OMNIRT_FEATURE_DEFAULT_STREAM: use = use_default_stream; break;
     case OMNIRT_FEATURE_PEER_COPY:
       if (kit().device_count < 2) GTEST_SKIP() << "PEER_COPY needs two devices to check";
       use = use_peer_copy;

@@ -1,0 +1,253 @@
+// Benchmark (e): the cuda plugin's named-op kernels against ATen's, every
+// case of tests/cuda/op_cases.h (op x dtype x shape class), in one process on
+// one stream. For each case, OmniRT (op_run through the plugin's vtable, as
+// the host calls it) and ATen (at::rms_norm, at::layer_norm, at::softmax, and
+// geglu as at::gelu then a multiply) take turns in rounds; a round enqueues
+// enough calls for about 2 ms of GPU time between two CUDA events, rotating
+// over enough input sets that L2 cannot hold them, and is timed when the
+// second event completes. Printed per case: the medians in µs per call, the
+// speedup (ATen / OmniRT), the bandwidth (bytes read + written per call over
+// time) and its fraction of the device's peak (2 x memory clock x bus width
+// / 8), and whether OmniRT's result matches ATen's within the tests'
+// tolerance. The exit status is 1 when a result does not match.
+//
+//   cuda_kernel_bench [SUBSTRING]   (only cases whose line contains it)
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <torch/cuda.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cuda_plugin.h"
+#include "op_cases.h"
+#include "torch_helpers.h"
+
+namespace {
+
+using namespace omnirt::cuda_test;
+
+constexpr int kRounds = 9;
+constexpr double kRoundSeconds = 2e-3;
+
+void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+  }
+}
+
+struct Peak {
+  double bytes_per_second = 0;  // 0: unknown
+  std::string how;
+};
+
+// NVML's answer, for a runtime whose memory-clock attribute fails: the
+// library the driver installs, prototypes as nvml.h declares them (stable).
+Peak nvml_peak(int device) {
+  void* nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (nvml == nullptr) return {0, "unknown (no memory clock from CUDA, no libnvidia-ml.so.1)"};
+  using Init = int (*)();
+  using ByBusId = int (*)(const char*, void**);
+  using Clock = int (*)(void*, int, unsigned*);
+  using Width = int (*)(void*, unsigned*);
+  auto init = reinterpret_cast<Init>(dlsym(nvml, "nvmlInit_v2"));
+  auto by_bus_id = reinterpret_cast<ByBusId>(dlsym(nvml, "nvmlDeviceGetHandleByPciBusId_v2"));
+  auto max_clock = reinterpret_cast<Clock>(dlsym(nvml, "nvmlDeviceGetMaxClockInfo"));
+  auto bus_width = reinterpret_cast<Width>(dlsym(nvml, "nvmlDeviceGetMemoryBusWidth"));
+  char bus[32] = "";
+  void* handle = nullptr;
+  unsigned mhz = 0, bits = 0;
+  constexpr int kNvmlClockMem = 2;
+  if (init == nullptr || by_bus_id == nullptr || max_clock == nullptr || bus_width == nullptr ||
+      cudaDeviceGetPCIBusId(bus, sizeof bus, device) != cudaSuccess || init() != 0 ||
+      by_bus_id(bus, &handle) != 0 || max_clock(handle, kNvmlClockMem, &mhz) != 0 ||
+      bus_width(handle, &bits) != 0 || mhz == 0 || bits == 0) {
+    return {0, "unknown (no memory clock from CUDA or NVML)"};
+  }
+  return {2.0 * mhz * 1e6 * bits / 8,
+          "NVML: 2 x " + std::to_string(mhz) + " MHz x " + std::to_string(bits) + " bit / 8"};
+}
+
+// The device's peak memory bandwidth. CUDA 13 dropped cudaDeviceProp's
+// memoryClockRate; the attribute remains (in kHz), with NVML behind it.
+Peak memory_peak(int device) {
+  int khz = 0, bits = 0;
+  if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, device) == cudaSuccess &&
+      cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, device) == cudaSuccess &&
+      khz > 0 && bits > 0) {
+    return {2.0 * khz * 1e3 * bits / 8, "cudaDeviceGetAttribute: 2 x " + std::to_string(khz / 1000) +
+                                            " MHz x " + std::to_string(bits) + " bit / 8"};
+  }
+  cudaGetLastError();  // not sticky; cleared so later checks see their own errors
+  return nvml_peak(device);
+}
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+// Seconds per call of `run(i)` (i counts calls), `calls` calls between two events.
+double seconds_per_call(const std::function<void(int)>& run, int calls) {
+  cudaEvent_t start, stop;
+  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+  check_cuda(cudaEventRecord(start, nullptr), "cudaEventRecord");
+  for (int i = 0; i < calls; ++i) run(i);
+  check_cuda(cudaEventRecord(stop, nullptr), "cudaEventRecord");
+  check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
+  float ms = 0;
+  check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return ms * 1e-3 / calls;
+}
+
+// Medians of OmniRT's and ATen's seconds per call, taking turns.
+std::pair<double, double> time_both(const std::function<void(int)>& omnirt,
+                                    const std::function<void(int)>& aten) {
+  for (int i = 0; i < 3; ++i) omnirt(i), aten(i);  // warm: ATen's allocations, first launches
+  const double rough = std::max(seconds_per_call(omnirt, 3), seconds_per_call(aten, 3));
+  const int calls = std::max(5, int(kRoundSeconds / std::max(rough, 1e-7)));
+  std::vector<double> ours, theirs;
+  for (int round = 0; round < kRounds; ++round) {
+    if (round % 2 == 0) {
+      ours.push_back(seconds_per_call(omnirt, calls));
+      theirs.push_back(seconds_per_call(aten, calls));
+    } else {
+      theirs.push_back(seconds_per_call(aten, calls));
+      ours.push_back(seconds_per_call(omnirt, calls));
+    }
+  }
+  return {median(ours), median(theirs)};
+}
+
+struct Totals {
+  int cases = 0, slower = 0, big = 0, big_under_80 = 0, mismatches = 0;
+};
+
+void run_case(CudaPlugin& plugin, const OpCase& c, const Peak& peak, size_t l2_bytes,
+              Totals& totals) {
+  const auto options = torch::TensorOptions().device(torch::kCUDA).dtype(c.dtype);
+  std::vector<std::vector<at::Tensor>> sets = {op_inputs(c.op, c.shape, options)};
+  size_t bytes = 0;  // read and written per call
+  for (const at::Tensor& t : sets[0]) bytes += t.nbytes();
+  bytes += sets[0][0].nbytes();
+  // Enough sets that three L2s' worth of data lies between two uses of one.
+  const size_t count = std::min<size_t>(16, 1 + 3 * l2_bytes / bytes);
+  while (sets.size() < count) sets.push_back(op_inputs(c.op, c.shape, options));
+  std::vector<at::Tensor> outputs;
+  std::vector<std::vector<DLTensor>> dl_inputs;
+  std::vector<DLTensor> dl_outputs;
+  for (const auto& set : sets) {
+    outputs.push_back(torch::full_like(set[0], NAN));
+    dl_inputs.emplace_back();
+    for (const at::Tensor& t : set) dl_inputs.back().push_back(dl_view(t));
+  }
+  for (const at::Tensor& t : outputs) dl_outputs.push_back(dl_view(t));
+
+  const omnirt_backend_vtable& vt = *plugin.vt();
+  omnirt_status status = OMNIRT_STATUS_OK;
+  auto omnirt = [&](int i) {
+    const size_t s = size_t(i) % sets.size();
+    const omnirt_status st = vt.op_run(plugin.state(), c.op.c_str(), dl_inputs[s].data(),
+                                       dl_inputs[s].size(), &dl_outputs[s], 1, nullptr, 0, nullptr);
+    if (st != OMNIRT_STATUS_OK) status = st;
+  };
+  at::Tensor aten_result;
+  auto aten = [&](int i) { aten_result = aten_op(c.op, sets[size_t(i) % sets.size()]); };
+  const auto [ours, theirs] = time_both(omnirt, aten);
+
+  // OmniRT's last output of set 0 against ATen's result on set 0.
+  omnirt(0);
+  aten(0);
+  torch::cuda::synchronize();
+  const double tol = op_tolerance(c.dtype);
+  const at::Tensor got = outputs[0].to(torch::kFloat), want = aten_result.to(torch::kFloat);
+  const bool ok = status == OMNIRT_STATUS_OK && torch::allclose(got, want, tol, tol);
+  const std::string check = status != OMNIRT_STATUS_OK ? "FAILED: " + last_error()
+                            : ok ? "ok"
+                                 : "MISMATCH: max abs error " +
+                                       std::to_string((got - want).abs().max().item<float>());
+
+  const double mib = double(bytes) / (1 << 20);
+  const double gbs = double(bytes) / ours / 1e9, aten_gbs = double(bytes) / theirs / 1e9;
+  auto of_peak = [&](double gb) { return peak.bytes_per_second > 0 ? 100 * gb * 1e9 / peak.bytes_per_second : 0; };
+  std::string shape;
+  for (int64_t d : c.shape) shape += (shape.empty() ? "" : "x") + std::to_string(d);
+  std::printf("%-10s %-4s %-11s %-15s %7.1f %9.1f %9.1f %6.2f %7.0f %5.1f %7.0f %5.1f  %s\n",
+              c.op.c_str(), dtype_name(c.dtype), shape.c_str(), c.shape_class.c_str(), mib,
+              ours * 1e6, theirs * 1e6, theirs / ours, gbs, of_peak(gbs), aten_gbs,
+              of_peak(aten_gbs), check.c_str());
+  std::fflush(stdout);
+  ++totals.cases;
+  if (ours > theirs) ++totals.slower;
+  if (!ok) ++totals.mismatches;
+  // The bandwidth goal is for shapes of >= 64 MiB.
+  if (mib >= 64) {
+    ++totals.big;
+    if (of_peak(gbs) < 80) ++totals.big_under_80;
+  }
+}
+
+// Device-to-device copy of 1 GiB: the practical ceiling, for scale.
+void print_copy(const Peak& peak) {
+  const size_t size = size_t(1) << 30;
+  at::Tensor a = torch::empty({int64_t(size)}, torch::TensorOptions().device(torch::kCUDA).dtype(torch::kUInt8));
+  at::Tensor b = torch::empty_like(a);
+  auto copy = [&](int) {
+    check_cuda(cudaMemcpyAsync(b.data_ptr(), a.data_ptr(), size, cudaMemcpyDeviceToDevice, nullptr),
+               "cudaMemcpyAsync");
+  };
+  copy(0);
+  std::vector<double> s;
+  for (int i = 0; i < kRounds; ++i) s.push_back(seconds_per_call(copy, 5));
+  const double gbs = 2.0 * size / median(s) / 1e9;
+  std::printf("# copy (cudaMemcpyAsync device to device, 1 GiB; read + written): %.0f GB/s", gbs);
+  if (peak.bytes_per_second > 0) std::printf(" = %.1f%% of peak", 100 * gbs * 1e9 / peak.bytes_per_second);
+  std::printf("\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string filter = argc > 1 ? argv[1] : "";
+  CudaPlugin plugin;
+  std::string reason;
+  if (!plugin.available(&reason) || plugin.device_count() == 0 || !torch::cuda::is_available()) {
+    plugin.available(&reason);
+    std::printf("cuda_kernel_bench: no CUDA device (%s)\n", reason.c_str());
+    return 0;
+  }
+  try {
+    cudaDeviceProp prop{};
+    check_cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    const Peak peak = memory_peak(0);
+    std::printf("# %s, %d SMs, L2 %.0f MiB; peak memory bandwidth %.0f GB/s (%s)\n", prop.name,
+                prop.multiProcessorCount, prop.l2CacheSize / 1048576.0, peak.bytes_per_second / 1e9,
+                peak.how.c_str());
+    print_copy(peak);
+    std::printf("# us: median per call over %d rounds; x: ATen us / OmniRT us (>= 1: OmniRT as fast or "
+                "faster); GB/s: bytes read + written per call / time; %%pk: of peak\n",
+                kRounds);
+    std::printf("%-10s %-4s %-11s %-15s %7s %9s %9s %6s %7s %5s %7s %5s  %s\n", "op", "type", "shape",
+                "class", "MiB", "omnirt_us", "aten_us", "x", "GB/s", "%pk", "aten", "%pk", "check");
+    Totals totals;
+    for (const OpCase& c : op_cases()) {
+      const std::string line = c.op + " " + dtype_name(c.dtype) + " " + c.shape_class;
+      if (line.find(filter) == std::string::npos) continue;
+      run_case(plugin, c, peak, size_t(prop.l2CacheSize), totals);
+    }
+    std::printf("# %d cases: %d slower than ATen; %d of %d cases of >= 64 MiB under 80%% of peak; "
+                "%d results not matching ATen\n",
+                totals.cases, totals.slower, totals.big_under_80, totals.big, totals.mismatches);
+    return totals.mismatches == 0 ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::printf("cuda_kernel_bench: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,52 @@
+// How the row kernels (rms_norm, layer_norm, and softmax over the last
+// dimension) spread a row over threads. Shared by kernels/ops.cu, which
+// instantiates one kernel per configuration, op and dtype, and by the
+// plugin's launch planner (row_plan.cpp), so that both name kernels alike.
+// Plain C++: nvcc and the host compiler both include it.
+#ifndef OMNIRT_PLUGINS_CUDA_KERNELS_ROW_CONFIGS_H_
+#define OMNIRT_PLUGINS_CUDA_KERNELS_ROW_CONFIGS_H_
+
+// X(suffix, lanes, packs, rows): `lanes` threads share a row (a group of
+// neighbouring lanes of one warp, or the whole block when lanes is 0), each
+// keeping `packs` 16-byte packs of the row in registers, so that the row is
+// read from memory once. Pack k of lane l holds elements
+// [(k * lanes + l) * E, +E) with E = 16 / sizeof(element): loads coalesce
+// across the lanes. A group takes `rows` neighbouring rows at a time, their
+// loads all in flight together: short rows give a thread little to load.
+#define OMNIRT_ROW_CONFIGS(X) \
+  X(g4, 4, 1, 4)              \
+  X(g8, 8, 1, 4)              \
+  X(g16, 16, 1, 2)            \
+  X(w1, 32, 1, 2)             \
+  X(w2, 32, 2, 2)             \
+  X(w4, 32, 4, 1)             \
+  X(b4, 0, 4, 1)              \
+  X(b8, 0, 8, 1)
+
+// Configurations of f32 alone: a thread keeps at most 64 floats of a row,
+// which 16 packs of f32 are and 8 packs of f16/bf16 already are.
+#define OMNIRT_ROW_CONFIGS_F32(X) X(b16, 0, 16, 1)
+
+// Rows longer than the register configurations hold, or whose rows do not
+// start 16-byte aligned, run a loop kernel instead: a block per row that reads
+// the row once per pass (L2 keeps it between passes), in 16-byte packs
+// ("lv") or element by element ("ls"). softmax over another dimension than
+// the last runs "cols": a thread per column walking its strided row.
+
+namespace omnirt::cuda::kernels {
+
+/// Block size of the group configurations (lanes > 0): 256 / lanes rows at once.
+constexpr int kGroupThreads = 256;
+/// Most threads of a whole-block configuration (its __launch_bounds__).
+constexpr int kMaxRowThreads = 512;
+/// Fewest threads of a whole-block configuration.
+constexpr int kMinRowThreads = 64;
+/// Block size of the loop kernels, the column softmax and geglu.
+constexpr int kLoopThreads = 512;
+constexpr int kElementwiseThreads = 256;
+/// Bytes of one pack.
+constexpr int kPackBytes = 16;
+
+}  // namespace omnirt::cuda::kernels
+
+#endif  // OMNIRT_PLUGINS_CUDA_KERNELS_ROW_CONFIGS_H_
