@@ -1,6 +1,7 @@
 #include "host_services.h"
 
 #include "logging.h"
+#include "plugin_text.h"
 
 namespace omnirt {
 
@@ -15,7 +16,7 @@ omnirt_status set_error(omnirt_status status, int64_t native_code, const char* m
   detail.status = status;
   detail.native_code = native_code;
   try {
-    detail.message.assign(message != nullptr ? message : "");
+    detail.message = read_plugin_text(message, OMNIRT_TEXT_MAX_MESSAGE).text;
   } catch (...) {  // out of memory: keep status and code
     detail.message.clear();
   }
@@ -25,11 +26,15 @@ omnirt_status set_error(omnirt_status status, int64_t native_code, const char* m
 
 void log(int32_t level, const char* backend, const char* message) noexcept {
   try {
-    logger().log(to_spdlog_level(level), "[{}] {}", backend != nullptr ? backend : "?",
-                 message != nullptr ? message : "");
-    if (t_plugin_notes != nullptr && level >= OMNIRT_LOG_WARN && level < OMNIRT_LOG_OFF) {
-      t_plugin_notes->add(backend, message);
-    }
+    const spdlog::level::level_enum spd_level = to_spdlog_level(level);
+    const bool noted = t_plugin_notes != nullptr && level >= OMNIRT_LOG_WARN && level < OMNIRT_LOG_OFF;
+    if (!noted && !logger().should_log(spd_level)) return;
+    // Repaired like all plugin text: a newline or escape sequence in it
+    // cannot forge log lines or reach a terminal.
+    const std::string name = backend != nullptr ? read_plugin_text(backend, OMNIRT_TEXT_MAX_NAME).text : "?";
+    const std::string text = read_plugin_text(message, OMNIRT_TEXT_MAX_MESSAGE).text;
+    logger().log(spd_level, "[{}] {}", name, text);
+    if (noted) t_plugin_notes->add(name.c_str(), text.c_str());
   } catch (...) {  // logging must never fail a plugin
   }
 }
