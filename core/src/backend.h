@@ -9,7 +9,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "omnirt/backend.h"
 #include "module/overrides.h"
@@ -28,7 +31,9 @@ struct omnirt_backend {
 
   /// A host-side, full-size copy of the plugin's vtable: slots beyond the
   /// plugin's struct_size (an older minor) are NULL, slots beyond this host's
-  /// (a newer minor) were never copied. Never changes after load.
+  /// (a newer minor) were never copied, and so is every optional slot whose
+  /// capability bit is clear in `features` (vtable_slots.h). Every other slot
+  /// points into the plugin's code. Never changes after load.
   omnirt_backend_vtable vtable;
   /// What the plugin's create() returned; owned, destroyed with the backend.
   omnirt_backend_state* state = nullptr;
@@ -42,7 +47,21 @@ struct omnirt_backend {
 
   std::string name;
   std::string plugin_version;
+  /// The plugin file as records show it (CandidateRecord::path_shown).
   std::string path;
+  /// Capabilities asked once at load: the features (only bits both sides
+  /// define; later answers may clear bits, never add them), the vendor tag and
+  /// module formats (repaired plugin text, owned here so that they outlive
+  /// any call).
+  uint64_t features = 0;
+  std::string vendor;
+  std::vector<std::string> module_formats;
+  /// Pointers into module_formats, handed out as omnirt_capabilities::module_formats.
+  std::vector<const char*> module_format_list;
+  /// The formats it cannot load here and why (format, reason), repaired, and
+  /// the list handed out as omnirt_capabilities::unavailable_module_formats.
+  std::vector<std::pair<std::string, std::string>> unavailable_formats;
+  std::vector<omnirt_module_format_unavailable> unavailable_format_list;
   /// Packed ABI version the plugin implements (may be a newer minor than the host's).
   uint32_t abi_version = 0;
   /// The plugin's own vtable struct_size.
@@ -55,6 +74,14 @@ struct omnirt_backend {
   omnirt_host* host = nullptr;
   /// Embedder overrides for wrap_module's override tier (omnirt_register_override).
   omnirt::wrap::OverrideTable overrides;
+  /// Op sets the plugin declared, repaired and owned here; filled by the
+  /// first successful omnirt_list_op_sets (under the lock).
+  struct OpSets {
+    std::mutex lock;
+    bool known = false;
+    std::vector<std::string> names;
+    std::vector<omnirt_op_set> list;
+  } op_sets;
 
  private:
   omnirt::SharedLibrary library;

@@ -1,9 +1,13 @@
 // C entry points that describe a backend: info, capabilities, devices, op sets.
 // They work on unavailable backends too, so that omnirt-probe can show them.
+#include <string>
+
 #include "backend.h"
 #include "error.h"
+#include "omnirt/cpp/utf8.hpp"
 #include "omnirt/host.h"
 #include "plugin_call.h"
+#include "plugin_text.h"
 #include "sized.h"
 
 using omnirt::call_slot;
@@ -12,6 +16,37 @@ using omnirt::require_non_null;
 using omnirt::sized_struct;
 using omnirt::write_sized;
 using V = omnirt_backend_vtable;
+
+namespace {
+
+// Text a plugin wrote into a fixed field of a struct it filled, repaired in place.
+template <size_t N>
+void repair_in_place(char (&field)[N]) {
+  const std::string text = omnirt::read_buffer_text(field, N, N - 1).text;
+  omnirt::utf8::copy_text(field, N, text);
+}
+
+// The plugin's op sets, copied into host-owned storage with repaired names
+// (called under op_sets.lock, once per backend).
+omnirt_status read_op_sets(omnirt_backend& backend) {
+  const omnirt_op_set* sets = nullptr;
+  size_t count = 0;
+  OMNIRT_RETURN_IF_ERROR(call_slot<&V::list_op_sets>(backend, "list_op_sets", &sets, &count));
+  if (sets == nullptr) count = 0;
+  if (count > OMNIRT_MAX_PLUGIN_LIST) {
+    return omnirt::fail(OMNIRT_STATUS_INTERNAL, backend.name, "backend '{}' lists {} op sets (more than {})",
+                        backend.name, count, OMNIRT_MAX_PLUGIN_LIST);
+  }
+  auto& known = backend.op_sets;
+  for (size_t i = 0; i < count; ++i) {
+    known.names.push_back(omnirt::read_plugin_text(sets[i].name, OMNIRT_TEXT_MAX_IDENTIFIER).text);
+  }
+  for (size_t i = 0; i < count; ++i) known.list.push_back(omnirt_op_set{known.names[i].c_str(), sets[i].version});
+  known.known = true;
+  return OMNIRT_STATUS_OK;
+}
+
+}  // namespace
 
 omnirt_status omnirt_backend_get_info(const omnirt_backend* backend, omnirt_backend_info* out) {
   constexpr const char* kCall = "omnirt_backend_get_info";
@@ -35,15 +70,15 @@ omnirt_status omnirt_get_capabilities(omnirt_backend* backend, omnirt_capabiliti
   auto full = sized_struct<omnirt_capabilities>();
   OMNIRT_RETURN_IF_ERROR(call_slot<&V::get_capabilities>(*backend, "get_capabilities", &full));
   full.struct_size = sizeof full;
-  // Bits the plugin's ABI minor does not define are not features it has.
-  full.features &= omnirt::features_known_to(backend->abi_version);
-  if (full.vendor == nullptr) full.vendor = "";
-  if (full.module_formats == nullptr) full.num_module_formats = 0;
-  // A 1.0 plugin knows no such fields: whatever lies there is not its answer.
-  if (full.unavailable_module_formats == nullptr || OMNIRT_VERSION_MINOR(backend->abi_version) == 0) {
-    full.unavailable_module_formats = nullptr;
-    full.num_unavailable_module_formats = 0;
-  }
+  // The features now, within those whose slots the host kept at load (bits
+  // the plugin's ABI minor does not define are not features it has; a lazily
+  // loaded SDK may yet clear one), and the host's own copies of the text.
+  full.features &= backend->features;
+  full.vendor = backend->vendor.c_str();
+  full.module_formats = backend->module_format_list.data();
+  full.num_module_formats = backend->module_format_list.size();
+  full.unavailable_module_formats = backend->unavailable_format_list.data();
+  full.num_unavailable_module_formats = backend->unavailable_format_list.size();
   return write_sized(caps, full, kCall, "omnirt_capabilities");
 }
 
@@ -63,8 +98,8 @@ omnirt_status omnirt_get_device_info(omnirt_backend* backend, int32_t device, om
   full.index = device;
   OMNIRT_RETURN_IF_ERROR(call_slot<&V::get_device_info>(*backend, "get_device_info", device, &full));
   full.struct_size = sizeof full;
-  full.name[sizeof full.name - 1] = '\0';
-  full.arch[sizeof full.arch - 1] = '\0';
+  repair_in_place(full.name);
+  repair_in_place(full.arch);
   return write_sized(info, full, kCall, "omnirt_device_info");
 }
 
@@ -75,7 +110,12 @@ omnirt_status omnirt_list_op_sets(omnirt_backend* backend, const omnirt_op_set**
   OMNIRT_RETURN_IF_ERROR(require_non_null(count, kCall, "count"));
   *sets = nullptr;
   *count = 0;
-  OMNIRT_RETURN_IF_ERROR(call_slot<&V::list_op_sets>(*backend, "list_op_sets", sets, count));
-  if (*sets == nullptr) *count = 0;
-  return OMNIRT_STATUS_OK;
+  return omnirt::guard_api(kCall, [&]() -> omnirt_status {
+    auto& known = backend->op_sets;
+    const std::lock_guard<std::mutex> lock(known.lock);
+    if (!known.known) OMNIRT_RETURN_IF_ERROR(read_op_sets(*backend));
+    *sets = known.list.data();
+    *count = known.list.size();
+    return OMNIRT_STATUS_OK;
+  });
 }

@@ -19,6 +19,7 @@ inline constexpr size_t kStageCount = OMNIRT_STAGE_AVAILABLE + 1;
 /// One place in the search path and what came of searching it.
 struct SearchDirRecord {
   std::string path;  ///< as given ("" for a source that named no place)
+  std::string path_shown;  ///< `path` as records show it (display_path)
   omnirt_path_source source = OMNIRT_SOURCE_API;
   bool searched = false;
   std::string note;  ///< why it was skipped, or what was found there
@@ -26,8 +27,12 @@ struct SearchDirRecord {
 
 /// One candidate plugin file, from the path checks to is_available.
 struct CandidateRecord {
-  std::string path;       ///< as found
+  std::string path;       ///< as found: the bytes the file system knows
   std::string real_path;  ///< after resolving links; "" if that failed
+  /// `path` and `real_path` as records and messages show them: UTF-8, other
+  /// bytes as \xNN (display_path).
+  std::string path_shown;
+  std::string real_path_shown;
   omnirt_path_source source = OMNIRT_SOURCE_API;
   /// <name> from libomnirt_backend_<name>.so ("" if the file name breaks the
   /// rule), so that asking for a backend by name finds its rejected file.
@@ -46,6 +51,12 @@ struct CandidateRecord {
   uint64_t load_time_ns = 0;
   /// Time spent in each stage attempted, indexed by omnirt_load_stage.
   std::array<uint64_t, kStageCount> stage_time_ns{};
+  /// What vetting in a child process made of it (omnirt_vet_outcome).
+  omnirt_vet_outcome vet_outcome = OMNIRT_VET_NOT_VETTED;
+  /// The outcome came from the verdict cache.
+  bool vet_cached = false;
+  /// Time the vetting child took.
+  uint64_t vet_time_ns = 0;
 };
 
 }  // namespace omnirt

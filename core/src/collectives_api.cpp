@@ -1,9 +1,14 @@
 // C entry points of ABI 1.1's collectives, routed to a backend's vtable like
 // memory and streams (routing.cpp): argument checks, then call_slot().
+#include <algorithm>
+#include <string>
+
 #include "backend.h"
 #include "error.h"
+#include "omnirt/cpp/utf8.hpp"
 #include "omnirt/host.h"
 #include "plugin_call.h"
+#include "plugin_text.h"
 
 namespace {
 
@@ -151,6 +156,11 @@ omnirt_status omnirt_collectives_library(omnirt_backend* backend, char* text, si
   text[0] = '\0';
   const omnirt_status status =
       call_slot<&V::collectives_library>(*backend, "collectives_library", text, capacity);
-  text[capacity - 1] = '\0';  // a plugin that forgot the terminator must not make us read on
-  return status;
+  // Read no further than the buffer, repaired, and cut (to fit the buffer)
+  // after a whole character or escape.
+  return omnirt::guard_api(kCall, [&] {
+    const size_t bound = std::min<size_t>(OMNIRT_TEXT_MAX_MESSAGE, capacity - 1);
+    omnirt::utf8::copy_text(text, capacity, omnirt::read_buffer_text(text, capacity, bound).text);
+    return status;
+  });
 }

@@ -187,11 +187,35 @@ WrapModuleConfig parse_wrap_module(const YAML::Node& node) {
   return wrap;
 }
 
+omnirt_vetting parse_vetting(const YAML::Node& node) {
+  const std::string word = expect_string(node, "vetting");
+  const auto mode = parse_vetting_mode(word);
+  if (!mode) reject(node, fmt::format("'vetting' must be one of off, new, always; got '{}'", word));
+  return *mode;
+}
+
+uint32_t parse_time_limit(const YAML::Node& node) {
+  uint32_t value = 0;
+  if (!node.IsScalar() || !YAML::convert<uint32_t>::decode(node, value) || value == 0 ||
+      value > kMaxVettingTimeLimitMs) {
+    reject(node, fmt::format("'vetting_time_limit_ms' must be a number of milliseconds in 1..{}, got {}",
+                             kMaxVettingTimeLimitMs, describe(node)));
+  }
+  return value;
+}
+
+std::string parse_directory(const YAML::Node& node, std::string_view what, const std::filesystem::path& base) {
+  const std::filesystem::path dir = expect_string(node, what);
+  if (dir.empty()) reject(node, fmt::format("'{}' must not be empty", what));
+  return dir.is_absolute() ? dir.string() : (base / dir).lexically_normal().string();
+}
+
 void parse_document(const YAML::Node& root, const std::filesystem::path& base, HostConfig* config) {
   if (root.IsNull()) return;  // an empty file is an empty configuration
   if (!root.IsMap()) reject(root, fmt::format("the configuration must be a map, got {}", describe(root)));
   expect_known_keys(root,
-                    {"plugin_dirs", "allow", "deny", "priorities", "log_level", "backends", "wrap_module"},
+                    {"plugin_dirs", "allow", "deny", "priorities", "log_level", "backends", "wrap_module",
+                     "vetting", "vetting_cache_dir", "vetting_time_limit_ms"},
                     "");
   if (const YAML::Node n = root["plugin_dirs"]) config->plugin_dirs = parse_plugin_dirs(n, base);
   if (const YAML::Node n = root["allow"]) config->allow = expect_backend_names(n, "allow");
@@ -200,6 +224,11 @@ void parse_document(const YAML::Node& root, const std::filesystem::path& base, H
   if (const YAML::Node n = root["log_level"]) config->log_level = parse_level(n);
   if (const YAML::Node n = root["backends"]) config->backend_options = parse_backends(n);
   if (const YAML::Node n = root["wrap_module"]) config->wrap_module = parse_wrap_module(n);
+  if (const YAML::Node n = root["vetting"]) config->vetting.mode = parse_vetting(n);
+  if (const YAML::Node n = root["vetting_cache_dir"]) {
+    config->vetting.cache_dir = parse_directory(n, "vetting_cache_dir", base);
+  }
+  if (const YAML::Node n = root["vetting_time_limit_ms"]) config->vetting.time_limit_ms = parse_time_limit(n);
 }
 
 std::string located(const std::string& path, const YAML::Mark& mark, const std::string& message) {
@@ -208,6 +237,13 @@ std::string located(const std::string& path, const YAML::Mark& mark, const std::
 }
 
 }  // namespace
+
+std::optional<omnirt_vetting> parse_vetting_mode(std::string_view word) noexcept {
+  if (word == "off") return OMNIRT_VETTING_OFF;
+  if (word == "new") return OMNIRT_VETTING_NEW;
+  if (word == "always") return OMNIRT_VETTING_ALWAYS;
+  return std::nullopt;
+}
 
 omnirt_status load_config(const std::string& path, HostConfig* config, std::string* error) {
   std::error_code ec;
@@ -223,11 +259,16 @@ omnirt_status load_config(const std::string& path, HostConfig* config, std::stri
   }
   std::stringstream text;
   text << file.rdbuf();
+  return parse_config(text.str(), path, config, error);
+}
+
+omnirt_status parse_config(const std::string& text, const std::string& path, HostConfig* config,
+                           std::string* error) {
   HostConfig parsed;
   parsed.path = path;
   try {
     const std::filesystem::path base = std::filesystem::absolute(path).parent_path();
-    parse_document(YAML::Load(text.str()), base, &parsed);
+    parse_document(YAML::Load(text), base, &parsed);
   } catch (const YAML::Exception& e) {
     *error = located(path, e.mark, "invalid YAML: " + e.msg);
     return OMNIRT_STATUS_INVALID_ARGUMENT;

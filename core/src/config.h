@@ -13,6 +13,9 @@
 //     policies:               # per-tag tier order; "default" for other tags
 //       default: [compile, override, eager]
 //       rms_norm: [override, compile, eager]
+//   vetting: new              # off|new|always (docs/vetting.md)
+//   vetting_cache_dir: /var/cache/omnirt   # relative paths: from the file's directory
+//   vetting_time_limit_ms: 10000
 #ifndef OMNIRT_CORE_CONFIG_H_
 #define OMNIRT_CORE_CONFIG_H_
 
@@ -20,8 +23,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "omnirt/host.h"
 #include "omnirt/status.h"
 #include "omnirt/types.h"
 
@@ -39,6 +44,17 @@ struct WrapModuleConfig {
   /// order is compile, override, eager.
   std::map<std::string, std::vector<omnirt_tier>> policies;
 };
+
+/// `vetting`, `vetting_cache_dir`, `vetting_time_limit_ms`: each unset when absent.
+struct VettingConfig {
+  std::optional<omnirt_vetting> mode;
+  /// Made absolute against the file's directory.
+  std::optional<std::string> cache_dir;
+  std::optional<uint32_t> time_limit_ms;
+};
+
+/// Longest vetting time limit the configuration accepts (10 minutes).
+inline constexpr uint32_t kMaxVettingTimeLimitMs = 600000;
 
 /// The whole configuration. A default-constructed HostConfig is "no file".
 struct HostConfig {
@@ -58,12 +74,22 @@ struct HostConfig {
   std::map<std::string, std::map<std::string, std::string>> backend_options;
   /// `wrap_module`.
   WrapModuleConfig wrap_module;
+  /// `vetting` and its settings.
+  VettingConfig vetting;
 };
+
+/// Parses "off", "new" or "always".
+std::optional<omnirt_vetting> parse_vetting_mode(std::string_view word) noexcept;
 
 /// Reads and validates the YAML file at `path` into *config. On failure
 /// returns INVALID_ARGUMENT and sets *error to "<path>:<line>:<column>: <what>"
 /// (no line for a file that cannot be read).
 omnirt_status load_config(const std::string& path, HostConfig* config, std::string* error);
+
+/// load_config() of YAML `text` as if read from the file `path` (which
+/// names it in messages and anchors relative paths; it is not read).
+omnirt_status parse_config(const std::string& text, const std::string& path, HostConfig* config,
+                           std::string* error);
 
 }  // namespace omnirt
 

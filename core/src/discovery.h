@@ -10,9 +10,10 @@
 namespace omnirt {
 
 /// Scans each place of `search_dirs` marked searched (updating its
-/// searched flag and note), hands every file found to `registry` in search
-/// order, and then puts the backends in selection order.
-void discover_plugins(std::vector<SearchDirRecord>* search_dirs, Registry* registry);
+/// searched flag and note) and hands every file found, in search order, to
+/// `registry` to vet (as `vetting` says) and load.
+void discover_plugins(std::vector<SearchDirRecord>* search_dirs, const vetting::VetSettings& vetting,
+                      Registry* registry);
 
 }  // namespace omnirt
 

@@ -19,6 +19,13 @@ struct Environment {
   std::optional<std::string> log_level;    ///< OMNIRT_LOG_LEVEL
   /// OMNIRT_DISABLE_COMPILE set to anything but "" or "0".
   bool disable_compile = false;
+  std::optional<std::string> vetting;                ///< OMNIRT_VETTING
+  std::optional<std::string> vetting_cache_dir;      ///< OMNIRT_VETTING_CACHE_DIR
+  std::optional<std::string> vetting_time_limit_ms;  ///< OMNIRT_VETTING_TIME_LIMIT_MS
+  /// Where this user's caches go: $XDG_CACHE_HOME, else $HOME/.cache (each
+  /// only when absolute). Not OMNIRT_* input, so read even when the embedder
+  /// ignores the environment; never in secure-execution mode. Empty if none.
+  std::string user_cache_home;
 };
 
 /// Reads the variables, or none of them when `ignore` is true.

@@ -1,4 +1,7 @@
 // C entry points: host lifecycle, discovery records, backend selection.
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,23 +16,32 @@
 #include "search_path.h"
 #include "sized.h"
 #include "stopwatch.h"
+#include "vetting/vetting.h"
 
 namespace omnirt {
 namespace {
 
 constexpr const char* kCreate = "omnirt_host_create";
 
+/// sizeof(omnirt_host_options) in ABI 1.0, which embedders built then pass:
+/// where the fields of 1.1 begin.
+constexpr size_t kHostOptionsSize_1_0 = offsetof(omnirt_host_options, vetting_cache_dir);
+static_assert(sizeof(void*) != 8 || kHostOptionsSize_1_0 == 40, "the 1.1 fields of omnirt_host_options start after 1.0's struct");
+
 // Copies the embedder's options, checking what create needs from them.
 omnirt_status read_options(const omnirt_host_options* given, omnirt_host_options* options,
                            std::vector<std::string>* api_paths) {
   *options = sized_struct<omnirt_host_options>();
   if (given == nullptr) return OMNIRT_STATUS_OK;
-  if (given->struct_size < sizeof(omnirt_host_options)) {
+  if (given->struct_size < kHostOptionsSize_1_0) {
     return fail(OMNIRT_STATUS_INVALID_ARGUMENT, {},
                 "{}: options->struct_size is {}; set it to sizeof(omnirt_host_options) ({})", kCreate,
                 given->struct_size, sizeof(omnirt_host_options));
   }
-  *options = *given;  // a newer embedder's larger struct: only the fields this library knows
+  // An older embedder's smaller struct: the fields it lacks keep their
+  // defaults. A newer one's larger struct: only the fields this library knows.
+  std::memcpy(static_cast<void*>(options), given, std::min(given->struct_size, sizeof *options));
+  options->struct_size = sizeof *options;
   if (options->num_plugin_paths > 0 && options->plugin_paths == nullptr) {
     return null_argument(kCreate, "options->plugin_paths");
   }
@@ -72,11 +84,13 @@ omnirt_status create_host(const omnirt_host_options* given, omnirt_host** out) {
   HostConfig config;
   OMNIRT_RETURN_IF_ERROR(read_config(options, env, &config));
   configure_logging(env, config);
+  vetting::VetSettings vetting;
+  OMNIRT_RETURN_IF_ERROR(vetting::resolve_settings(options, env, config, &vetting));
 
   auto host = std::make_unique<omnirt_host>(std::move(config));
   host->search_dirs = build_search_path(api_paths, env, host->config,
                                         (options.flags & OMNIRT_HOST_SKIP_INSTALLED_DIR) != 0);
-  discover_plugins(&host->search_dirs, &host->registry);
+  discover_plugins(&host->search_dirs, vetting, &host->registry);
 
   size_t available = 0;
   for (const auto& backend : host->registry.backends()) available += backend->available ? 1 : 0;
@@ -122,8 +136,8 @@ omnirt_status omnirt_host_get_candidate(const omnirt_host* host, size_t index, o
   if (index >= candidates.size()) return omnirt::index_out_of_range(kCall, index, candidates.size());
   const omnirt::CandidateRecord& c = candidates[index];
   auto full = omnirt::sized_struct<omnirt_candidate>();
-  full.path = c.path.c_str();
-  full.real_path = c.real_path.c_str();
+  full.path = c.path_shown.c_str();
+  full.real_path = c.real_path_shown.c_str();
   full.source = c.source;
   full.stage = c.stage;
   full.loaded = c.loaded ? 1 : 0;
@@ -132,6 +146,9 @@ omnirt_status omnirt_host_get_candidate(const omnirt_host* host, size_t index, o
   full.backend_name = c.backend_name.c_str();
   full.plugin_abi_version = c.plugin_abi_version;
   full.load_time_ns = c.load_time_ns;
+  full.vet_outcome = c.vet_outcome;
+  full.vet_cached = c.vet_cached ? 1 : 0;
+  full.vet_time_ns = c.vet_time_ns;
   full.skipped = c.skipped ? 1 : 0;
   return omnirt::write_sized(out, full, kCall, "omnirt_candidate");
 }
@@ -146,7 +163,7 @@ omnirt_status omnirt_host_get_search_dir(const omnirt_host* host, size_t index, 
   if (index >= host->search_dirs.size()) return omnirt::index_out_of_range(kCall, index, host->search_dirs.size());
   const omnirt::SearchDirRecord& d = host->search_dirs[index];
   auto full = omnirt::sized_struct<omnirt_search_dir>();
-  full.path = d.path.c_str();
+  full.path = d.path_shown.c_str();
   full.source = d.source;
   full.searched = d.searched ? 1 : 0;
   full.note = d.note.c_str();

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "logging.h"
+#include "plugin_text.h"
 
 namespace omnirt {
 
@@ -19,7 +20,7 @@ omnirt_status set_error(omnirt_status status, int64_t native_code, const char* m
   detail.status = status;
   detail.native_code = native_code;
   try {
-    detail.message.assign(message != nullptr ? message : "");
+    detail.message = read_plugin_text(message, OMNIRT_TEXT_MAX_MESSAGE).text;
   } catch (...) {  // out of memory: keep status and code
     detail.message.clear();
   }
@@ -43,18 +44,20 @@ bool logged_before(const std::string& backend, const std::string& message) {
 
 void log(int32_t level, const char* backend, const char* message) noexcept {
   try {
-    const std::string who = backend != nullptr ? backend : "?";
-    const std::string text = message != nullptr ? message : "";
-    if (level >= OMNIRT_LOG_WARN && level < OMNIRT_LOG_OFF) {
-      if (t_plugin_notes != nullptr) {
-        // Inside a call given a run report, the report keeps it (once, counted).
-        t_plugin_notes->add(backend, message);
-        level = OMNIRT_LOG_DEBUG;
-      } else if (logged_before(who, text)) {
-        level = OMNIRT_LOG_DEBUG;
-      }
+    const bool noted = t_plugin_notes != nullptr && level >= OMNIRT_LOG_WARN && level < OMNIRT_LOG_OFF;
+    if (!noted && !logger().should_log(to_spdlog_level(level))) return;
+    // Repaired like all plugin text: a newline or escape sequence in it
+    // cannot forge log lines or reach a terminal.
+    const std::string name = backend != nullptr ? read_plugin_text(backend, OMNIRT_TEXT_MAX_NAME).text : "?";
+    const std::string text = read_plugin_text(message, OMNIRT_TEXT_MAX_MESSAGE).text;
+    if (noted) {
+      // Inside a call given a run report, the report keeps it (once, counted).
+      t_plugin_notes->add(name.c_str(), text.c_str());
+      level = OMNIRT_LOG_DEBUG;
+    } else if (level >= OMNIRT_LOG_WARN && level < OMNIRT_LOG_OFF && logged_before(name, text)) {
+      level = OMNIRT_LOG_DEBUG;
     }
-    logger().log(to_spdlog_level(level), "[{}] {}", who, text);
+    logger().log(to_spdlog_level(level), "[{}] {}", name, text);
   } catch (...) {  // logging must never fail a plugin
   }
 }

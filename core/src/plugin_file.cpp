@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "backend_name.h"
+#include "plugin_text.h"
 
 namespace omnirt {
 namespace {
@@ -38,7 +39,7 @@ void check(CandidateRecord* candidate, std::map<std::string, std::string>* first
     return refuse(candidate, OMNIRT_STATUS_INVALID_ARGUMENT,
                   fmt::format("file name '{}' is not libomnirt_backend_<name>.so with <name> in "
                               "[a-z0-9_]{{1,32}}",
-                              file_name));
+                              display_path(file_name)));
   }
   candidate->file_backend_name = std::string(name);
 
@@ -47,12 +48,13 @@ void check(CandidateRecord* candidate, std::map<std::string, std::string>* first
     return refuse(candidate, OMNIRT_STATUS_NOT_FOUND,
                   fmt::format("cannot resolve the path: {}", std::strerror(errno)));
   }
-  const auto [first, inserted] = first_seen->emplace(candidate->real_path, candidate->path);
+  candidate->real_path_shown = display_path(candidate->real_path);
+  const auto [first, inserted] = first_seen->emplace(candidate->real_path, candidate->path_shown);
   if (!inserted) {
     candidate->skipped = true;
     return refuse(candidate, OMNIRT_STATUS_ALREADY_EXISTS,
                   fmt::format("same file as '{}' (real path '{}'); loaded once", first->second,
-                              candidate->real_path));
+                              candidate->real_path_shown));
   }
 
   struct stat file_status {};
@@ -68,13 +70,14 @@ void check(CandidateRecord* candidate, std::map<std::string, std::string>* first
   struct stat dir_status {};
   if (stat(directory.c_str(), &dir_status) == 0 && (dir_status.st_mode & S_IWOTH) != 0) {
     return refuse(candidate, OMNIRT_STATUS_UNAVAILABLE,
-                  fmt::format("refused: its directory '{}' is world-writable (mode {:04o})", directory,
-                              dir_status.st_mode & 07777));
+                  fmt::format("refused: its directory '{}' is world-writable (mode {:04o})",
+                              display_path(directory), dir_status.st_mode & 07777));
   }
 }
 
 CandidateRecord candidate_at(std::string path, omnirt_path_source source) {
   CandidateRecord candidate;
+  candidate.path_shown = display_path(path);
   candidate.path = std::move(path);
   candidate.source = source;
   return candidate;

@@ -24,8 +24,8 @@ struct LocationScan {
 
 /// Searches `location`: a directory yields every libomnirt_backend_*.so in
 /// it (not recursively); a file yields itself. `first_seen` maps the real path
-/// of every file found so far to the path it was first found as; a file seen
-/// before is refused as a duplicate (ALREADY_EXISTS).
+/// of every file found so far to the path it was first found as (as shown);
+/// a file seen before is refused as a duplicate (ALREADY_EXISTS).
 LocationScan scan_location(const std::string& location, omnirt_path_source source,
                            std::map<std::string, std::string>* first_seen);
 

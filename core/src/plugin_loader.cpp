@@ -10,10 +10,13 @@
 #include <string_view>
 
 #include "backend_name.h"
+#include "error.h"
 #include "host_services.h"
 #include "logging.h"
+#include "plugin_text.h"
 #include "shared_library.h"
 #include "stopwatch.h"
+#include "vtable_slots.h"
 
 namespace omnirt {
 namespace {
@@ -25,22 +28,8 @@ using Vtable = omnirt_backend_vtable;
 constexpr size_t kVtableSize_1_0 = offsetof(Vtable, op_run) + sizeof(Vtable::op_run);
 /// Larger than any vtable will ever be: a bigger struct_size is garbage.
 constexpr size_t kMaxVtableSize = 64 * 1024;
-/// Capacity handed to is_available() for its reason.
-constexpr size_t kReasonCapacity = 512;
-
-struct RequiredSlot {
-  const char* name;
-  size_t offset;
-};
-#define OMNIRT_REQUIRED(slot) RequiredSlot{#slot, offsetof(Vtable, slot)}
-constexpr RequiredSlot kRequiredSlots[] = {
-    OMNIRT_REQUIRED(create),           OMNIRT_REQUIRED(destroy),
-    OMNIRT_REQUIRED(is_available),     OMNIRT_REQUIRED(get_capabilities),
-    OMNIRT_REQUIRED(get_device_count), OMNIRT_REQUIRED(get_device_info),
-    OMNIRT_REQUIRED(malloc_device),    OMNIRT_REQUIRED(free_device),
-    OMNIRT_REQUIRED(memcpy_sync),      OMNIRT_REQUIRED(memset_sync),
-    OMNIRT_REQUIRED(device_synchronize)};
-#undef OMNIRT_REQUIRED
+/// Capacity handed to is_available() for its reason: the longest message and its NUL.
+constexpr size_t kReasonCapacity = OMNIRT_TEXT_MAX_MESSAGE + 1;
 
 std::mutex& loader_mutex() {
   static std::mutex mutex;
@@ -62,8 +51,9 @@ std::string plugin_reason(omnirt_status status) {
 // records why it stopped; run() is the single path through them.
 class PluginLoad {
  public:
-  PluginLoad(CandidateRecord* record, const std::map<std::string, std::string>& options)
-      : record_(*record), options_(options) {}
+  PluginLoad(CandidateRecord* record, const std::map<std::string, std::string>& options,
+             LoadObserver* observer)
+      : record_(*record), options_(options), observer_(observer) {}
 
   std::unique_ptr<omnirt_backend> run() {
     const Stopwatch total;
@@ -82,6 +72,7 @@ class PluginLoad {
   using Step = omnirt_status (PluginLoad::*)();
 
   omnirt_status step(omnirt_load_stage stage, Step body) {
+    if (observer_ != nullptr) observer_->starting(stage);
     const Stopwatch watch;
     const omnirt_status status = (this->*body)();
     record_.stage_time_ns[stage] = watch.elapsed_ns();
@@ -98,7 +89,7 @@ class PluginLoad {
   omnirt_status open_library() {
     std::string error;
     library_ = SharedLibrary::open(record_.real_path, &error);
-    if (!library_) return stop(OMNIRT_STATUS_INCOMPATIBLE, "dlopen failed: " + error);
+    if (!library_) return stop(OMNIRT_STATUS_INCOMPATIBLE, "dlopen failed: " + display_path(error));
     return OMNIRT_STATUS_OK;
   }
 
@@ -106,8 +97,12 @@ class PluginLoad {
     std::string error;
     entry_ = reinterpret_cast<omnirt_backend_entry_fn>(library_.symbol(OMNIRT_BACKEND_ENTRY_SYMBOL, &error));
     if (entry_ == nullptr) {
-      return stop(OMNIRT_STATUS_INCOMPATIBLE,
-                  fmt::format("not an OmniRT plugin: no symbol '{}' ({})", OMNIRT_BACKEND_ENTRY_SYMBOL, error));
+      return stop(OMNIRT_STATUS_INCOMPATIBLE, fmt::format("not an OmniRT plugin: no symbol '{}' ({})",
+                                                          OMNIRT_BACKEND_ENTRY_SYMBOL, display_path(error)));
+    }
+    if (auto where = library_.outside_own_code(reinterpret_cast<const void*>(entry_))) {
+      return stop(OMNIRT_STATUS_INCOMPATIBLE, fmt::format("the symbol '{}' resolves {}, not into the plugin",
+                                                          OMNIRT_BACKEND_ENTRY_SYMBOL, display_path(*where)));
     }
     return OMNIRT_STATUS_OK;
   }
@@ -141,8 +136,9 @@ class PluginLoad {
   }
 
   omnirt_status validate_and_create() {
-    const omnirt_status status = validate();
-    return status == OMNIRT_STATUS_OK ? create() : status;
+    OMNIRT_RETURN_IF_ERROR(validate());
+    OMNIRT_RETURN_IF_ERROR(create());
+    return read_capabilities();
   }
 
   omnirt_status validate() {
@@ -167,32 +163,49 @@ class PluginLoad {
     std::memset(&vtable_, 0, sizeof vtable_);
     std::memcpy(&vtable_, plugin_vtable_, known);
 
-    std::vector<std::string_view> missing;
-    for (const RequiredSlot& slot : kRequiredSlots) {
-      void* pointer = nullptr;
-      std::memcpy(&pointer, reinterpret_cast<const char*>(&vtable_) + slot.offset, sizeof pointer);
-      if (pointer == nullptr) missing.emplace_back(slot.name);
-    }
+    const std::vector<std::string_view> missing = missing_required_slots(vtable_);
     if (!missing.empty()) {
       return stop(OMNIRT_STATUS_INCOMPATIBLE,
                   fmt::format("required slot{} NULL: {}", missing.size() == 1 ? " is" : "s are",
                               fmt::join(missing, ", ")));
     }
+    OMNIRT_RETURN_IF_ERROR(check_slot_origins());
     if (vtable_.name == nullptr) return stop(OMNIRT_STATUS_INCOMPATIBLE, "vtable name is NULL");
-    const std::string_view name(vtable_.name, strnlen(vtable_.name, kMaxBackendNameLength + 1));
-    if (!is_valid_backend_name(name)) {
+    const PluginText name = read_plugin_text(vtable_.name, OMNIRT_TEXT_MAX_NAME);
+    if (!name.clean() || !is_valid_backend_name(name.text)) {
       return stop(OMNIRT_STATUS_INCOMPATIBLE,
-                  fmt::format("vtable name '{}' is not a valid backend name ([a-z0-9_]{{1,32}})",
-                              name.substr(0, kMaxBackendNameLength)));
+                  fmt::format("vtable name '{}'{} is not a valid backend name ([a-z0-9_]{{1,32}})", name.text,
+                              name.cut ? "..." : ""));
     }
-    record_.backend_name = std::string(name);
-    if (name != record_.file_backend_name) {
+    record_.backend_name = name.text;
+    if (name.text != record_.file_backend_name) {
       return stop(OMNIRT_STATUS_INCOMPATIBLE,
-                  fmt::format("vtable name '{}' does not match the file name (expected '{}')", name,
+                  fmt::format("vtable name '{}' does not match the file name (expected '{}')", name.text,
                               record_.file_backend_name));
     }
     if (vtable_.plugin_version == nullptr) {
       return stop(OMNIRT_STATUS_INCOMPATIBLE, "vtable plugin_version is NULL");
+    }
+    const PluginText version = read_plugin_text(vtable_.plugin_version, OMNIRT_TEXT_MAX_VERSION);
+    if (!version.clean()) {
+      return stop(OMNIRT_STATUS_INCOMPATIBLE,
+                  fmt::format("vtable plugin_version '{}'{} is not UTF-8 text of at most {} bytes (PLUGIN_RULES 13)",
+                              version.text, version.cut ? "..." : "", OMNIRT_TEXT_MAX_VERSION));
+    }
+    plugin_version_ = version.text;
+    return OMNIRT_STATUS_OK;
+  }
+
+  // Every slot the plugin filled must point into its own code: anything else
+  // (another library's function, data, a stray value) would be called as code.
+  omnirt_status check_slot_origins() {
+    for (const slots::Slot& slot : slots::kVtableSlots) {
+      const void* address = slot_address(vtable_, slot);
+      if (address == nullptr) continue;
+      if (auto where = library_.outside_own_code(address)) {
+        return stop(OMNIRT_STATUS_INCOMPATIBLE, fmt::format("vtable slot '{}' points {}, not into the plugin's code",
+                                                            slot.name, display_path(*where)));
+      }
     }
     return OMNIRT_STATUS_OK;
   }
@@ -200,8 +213,8 @@ class PluginLoad {
   omnirt_status create() {
     auto backend = std::make_unique<omnirt_backend>(std::move(library_), vtable_);
     backend->name = record_.backend_name;
-    backend->plugin_version = vtable_.plugin_version;
-    backend->path = record_.path;
+    backend->plugin_version = plugin_version_;
+    backend->path = record_.path_shown;
     backend->abi_version = plugin_vtable_->abi_version;
     backend->plugin_vtable_size = plugin_vtable_->struct_size;
 
@@ -229,26 +242,90 @@ class PluginLoad {
     return OMNIRT_STATUS_OK;
   }
 
+  // The capabilities, asked once: the features decide which optional slots
+  // the host will ever call; the text is repaired and kept by the host.
+  omnirt_status read_capabilities() {
+    omnirt_capabilities caps{};
+    caps.struct_size = sizeof caps;
+    omnirt_status status;
+    clear_plugin_error();
+    try {
+      status = backend_->vtable.get_capabilities(backend_->state, &caps);
+    } catch (...) {
+      return refuse_backend(OMNIRT_STATUS_INTERNAL,
+                            "an exception escaped get_capabilities (plugins must return a status, PLUGIN_RULES 8)");
+    }
+    if (status != OMNIRT_STATUS_OK) {
+      return refuse_backend(status, "get_capabilities failed: " + plugin_reason(status));
+    }
+    const size_t formats = caps.module_formats != nullptr ? caps.num_module_formats : 0;
+    if (formats > OMNIRT_MAX_PLUGIN_LIST) {
+      return refuse_backend(OMNIRT_STATUS_INCOMPATIBLE,
+                            fmt::format("capabilities list {} module formats (more than {})", formats,
+                                        OMNIRT_MAX_PLUGIN_LIST));
+    }
+    omnirt_backend& backend = *backend_;
+    backend.features = caps.features & features_known_to(backend.abi_version);
+    backend.vendor = read_plugin_text(caps.vendor, OMNIRT_TEXT_MAX_TAG).text;
+    for (size_t i = 0; i < formats; ++i) {
+      backend.module_formats.push_back(read_plugin_text(caps.module_formats[i], OMNIRT_TEXT_MAX_TAG).text);
+    }
+    for (const std::string& format : backend.module_formats) backend.module_format_list.push_back(format.c_str());
+    OMNIRT_RETURN_IF_ERROR(read_unavailable_formats(caps));
+    clear_unadvertised_slots(&backend.vtable, backend.features);
+    return OMNIRT_STATUS_OK;
+  }
+
+  // The formats the plugin knows of but cannot load here, and why (ABI 1.1:
+  // what a 1.0 plugin left in those fields is not an answer).
+  omnirt_status read_unavailable_formats(const omnirt_capabilities& caps) {
+    omnirt_backend& backend = *backend_;
+    if (OMNIRT_VERSION_MINOR(backend.abi_version) == 0 || caps.unavailable_module_formats == nullptr) {
+      return OMNIRT_STATUS_OK;
+    }
+    if (caps.num_unavailable_module_formats > OMNIRT_MAX_PLUGIN_LIST) {
+      return refuse_backend(OMNIRT_STATUS_INCOMPATIBLE,
+                            fmt::format("capabilities list {} unavailable module formats (more than {})",
+                                        caps.num_unavailable_module_formats, OMNIRT_MAX_PLUGIN_LIST));
+    }
+    for (size_t i = 0; i < caps.num_unavailable_module_formats; ++i) {
+      const omnirt_module_format_unavailable& u = caps.unavailable_module_formats[i];
+      if (u.format == nullptr || u.reason == nullptr) continue;
+      backend.unavailable_formats.emplace_back(read_plugin_text(u.format, OMNIRT_TEXT_MAX_TAG).text,
+                                               read_plugin_text(u.reason, OMNIRT_TEXT_MAX_MESSAGE).text);
+    }
+    for (const auto& [format, reason] : backend.unavailable_formats) {
+      backend.unavailable_format_list.push_back(omnirt_module_format_unavailable{format.c_str(), reason.c_str()});
+    }
+    return OMNIRT_STATUS_OK;
+  }
+
+  // A created backend the plugin's own answers disqualify: destroyed and unloaded.
+  omnirt_status refuse_backend(omnirt_status status, std::string reason) {
+    backend_.reset();
+    return stop(status, std::move(reason));
+  }
+
   omnirt_status ask_available() {
     char reason[kReasonCapacity] = {};
     int32_t available = 0;
     omnirt_status status;
     clear_plugin_error();
     try {
-      status = vtable_.is_available(backend_->state, &available, reason, sizeof reason);
+      status = backend_->vtable.is_available(backend_->state, &available, reason, sizeof reason);
     } catch (...) {
       return unavailable(OMNIRT_STATUS_INTERNAL,
                          "an exception escaped is_available (plugins must return a status, PLUGIN_RULES 8)");
     }
-    reason[sizeof reason - 1] = '\0';
     if (status != OMNIRT_STATUS_OK) {
       return unavailable(OMNIRT_STATUS_UNAVAILABLE, fmt::format("is_available failed with {}: {}",
                                                                 omnirt_status_name(status),
                                                                 plugin_reason(status)));
     }
     if (available == 0) {
+      const PluginText text = read_buffer_text(reason, sizeof reason, OMNIRT_TEXT_MAX_MESSAGE);
       return unavailable(OMNIRT_STATUS_UNAVAILABLE,
-                         reason[0] != '\0' ? reason : "is_available said no without a reason");
+                         !text.text.empty() ? text.text : "is_available said no without a reason");
     }
     backend_->available = true;
     return OMNIRT_STATUS_OK;
@@ -266,31 +343,34 @@ class PluginLoad {
     if (record_.loaded) {
       logger().info("loaded backend '{}' {} (ABI {}) from '{}' in {:.3f} ms{}", record_.backend_name,
                     backend_ ? backend_->plugin_version : "", version_string(record_.plugin_abi_version),
-                    record_.path, ms, record_.status == OMNIRT_STATUS_OK ? std::string() : ": " + record_.reason);
+                    record_.path_shown, ms, record_.status == OMNIRT_STATUS_OK ? std::string() : ": " + record_.reason);
     } else {
-      logger().info("rejected '{}' (reached stage {}): {}: {}", record_.path, omnirt_load_stage_name(record_.stage),
+      logger().info("rejected '{}' (reached stage {}): {}: {}", record_.path_shown, omnirt_load_stage_name(record_.stage),
                     omnirt_status_name(record_.status), record_.reason);
     }
     const auto& t = record_.stage_time_ns;
     logger().debug("'{}' stage times (us): dlopen {} entry {} negotiate {} validate+create {} available {}",
-                   record_.path, t[1] / 1000, t[2] / 1000, t[3] / 1000, t[4] / 1000, t[5] / 1000);
+                   record_.path_shown, t[1] / 1000, t[2] / 1000, t[3] / 1000, t[4] / 1000, t[5] / 1000);
   }
 
   CandidateRecord& record_;
   const std::map<std::string, std::string>& options_;
+  LoadObserver* observer_;
   SharedLibrary library_;
   omnirt_backend_entry_fn entry_ = nullptr;
   const Vtable* plugin_vtable_ = nullptr;
   Vtable vtable_{};
+  std::string plugin_version_;
   std::unique_ptr<omnirt_backend> backend_;
 };
 
 }  // namespace
 
 std::unique_ptr<omnirt_backend> load_plugin(CandidateRecord* candidate,
-                                            const std::map<std::string, std::string>& options) {
+                                            const std::map<std::string, std::string>& options,
+                                            LoadObserver* observer) {
   const std::lock_guard<std::mutex> lock(loader_mutex());
-  return PluginLoad(candidate, options).run();
+  return PluginLoad(candidate, options, observer).run();
 }
 
 void unload_plugins(std::vector<std::unique_ptr<omnirt_backend>>* backends) noexcept {

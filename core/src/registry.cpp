@@ -9,6 +9,7 @@
 #include "config.h"
 #include "error.h"
 #include "plugin_loader.h"
+#include "plugin_text.h"
 
 namespace omnirt {
 namespace {
@@ -23,15 +24,19 @@ bool contains(const std::vector<std::string>& names, const std::string& name) {
 
 Registry::~Registry() { unload_plugins(&backends_); }
 
-std::optional<std::pair<omnirt_status, std::string>> Registry::refusal(const std::string& name) const {
+std::optional<std::pair<omnirt_status, std::string>> Registry::refusal_by_config(const std::string& name) const {
   if (config_.allow.has_value() && !contains(*config_.allow, name)) {
     return std::pair(OMNIRT_STATUS_UNAVAILABLE,
-                     fmt::format("'{}' is not in the allow list of '{}'", name, config_.path));
+                     fmt::format("'{}' is not in the allow list of '{}'", name, display_path(config_.path)));
   }
   if (contains(config_.deny, name)) {
     return std::pair(OMNIRT_STATUS_UNAVAILABLE,
-                     fmt::format("'{}' is in the deny list of '{}'", name, config_.path));
+                     fmt::format("'{}' is in the deny list of '{}'", name, display_path(config_.path)));
   }
+  return std::nullopt;
+}
+
+std::optional<std::pair<omnirt_status, std::string>> Registry::refusal_by_backend(const std::string& name) const {
   for (const auto& backend : backends_) {
     if (backend->name == name) {
       return std::pair(OMNIRT_STATUS_ALREADY_EXISTS,
@@ -41,11 +46,31 @@ std::optional<std::pair<omnirt_status, std::string>> Registry::refusal(const std
   return std::nullopt;
 }
 
+void Registry::load_all(std::vector<CandidateRecord> candidates, const vetting::VetSettings& vetting) {
+  // The file name equals the backend name (checked again after load), so
+  // refusals by name happen before any of the plugin's code runs, here or in
+  // a vetting child.
+  std::vector<CandidateRecord*> admitted;
+  for (CandidateRecord& candidate : candidates) {
+    if (candidate.status != OMNIRT_STATUS_OK) continue;
+    if (auto refused = refusal_by_config(candidate.file_backend_name)) {
+      candidate.status = refused->first;
+      candidate.reason = std::move(refused->second);
+      candidate.skipped = true;
+    } else {
+      admitted.push_back(&candidate);
+    }
+  }
+  vetting::vet_candidates(vetting, admitted, config_.backend_options);
+  for (CandidateRecord& candidate : candidates) consider(std::move(candidate));
+  std::sort(backends_.begin(), backends_.end(), [](const auto& a, const auto& b) {
+    return a->priority != b->priority ? a->priority > b->priority : a->name < b->name;
+  });
+}
+
 void Registry::consider(CandidateRecord candidate) {
   if (candidate.status == OMNIRT_STATUS_OK) {
-    // The file name equals the backend name (checked again after load), so
-    // refusals by name happen before any of the plugin's code runs.
-    if (auto refused = refusal(candidate.file_backend_name)) {
+    if (auto refused = refusal_by_backend(candidate.file_backend_name)) {
       candidate.status = refused->first;
       candidate.reason = std::move(refused->second);
       candidate.skipped = true;
@@ -62,12 +87,6 @@ void Registry::consider(CandidateRecord candidate) {
     }
   }
   candidates_.push_back(std::move(candidate));
-}
-
-void Registry::finish_loading() {
-  std::sort(backends_.begin(), backends_.end(), [](const auto& a, const auto& b) {
-    return a->priority != b->priority ? a->priority > b->priority : a->name < b->name;
-  });
 }
 
 omnirt_status Registry::select(const char* name, omnirt_backend** out) const {
@@ -92,14 +111,16 @@ omnirt_status Registry::select_auto(omnirt_backend** out) const {
   // plugin whose create refused a bad option, not one that loaded.
   std::vector<std::string> why;
   for (const CandidateRecord& c : candidates_) {
-    const std::string& name = !c.backend_name.empty() ? c.backend_name : c.file_backend_name;
+    const std::string path = display_path(c.path);
+    const std::string& known = !c.backend_name.empty() ? c.backend_name : c.file_backend_name;
+    const std::string& name = known.empty() ? path : known;
     if (c.loaded) {
       why.push_back(fmt::format("{}: unavailable: {}", name, c.reason));
     } else if (c.skipped) {
-      why.push_back(fmt::format("{}: skipped ({}): {}", name.empty() ? c.path : name, c.path, c.reason));
+      why.push_back(fmt::format("{}: skipped ({}): {}", name, path, c.reason));
     } else {
-      why.push_back(fmt::format("{}: rejected, reached stage {} ({}): {}", name.empty() ? c.path : name,
-                                omnirt_load_stage_name(c.stage), c.path, c.reason));
+      why.push_back(fmt::format("{}: rejected, reached stage {} ({}): {}", name,
+                                omnirt_load_stage_name(c.stage), path, c.reason));
     }
   }
   return fail(backends_.empty() ? OMNIRT_STATUS_NOT_FOUND : OMNIRT_STATUS_UNAVAILABLE, {},
@@ -119,7 +140,7 @@ omnirt_status Registry::select_named(const char* name, omnirt_backend** out) con
   }
   for (const CandidateRecord& candidate : candidates_) {
     if (candidate.backend_name == name || candidate.file_backend_name == name) {
-      return fail(candidate.status, name, "backend '{}' was not loaded from '{}': {}", name, candidate.path,
+      return fail(candidate.status, name, "backend '{}' was not loaded from '{}': {}", name, candidate.path_shown,
                   candidate.reason);
     }
   }

@@ -8,6 +8,7 @@
 
 #include "backend.h"
 #include "candidate.h"
+#include "vetting/vetting.h"
 
 namespace omnirt {
 
@@ -23,14 +24,13 @@ class Registry {
   Registry(const Registry&) = delete;
   Registry& operator=(const Registry&) = delete;
 
-  /// Takes a candidate at stage FOUND: records it as refused when the path
-  /// checks, the configuration or an earlier backend of the same name refuse
-  /// it; loads it otherwise. Candidates are considered in search order, so
-  /// the first plugin of a name wins.
-  void consider(CandidateRecord candidate);
-
-  /// Puts the backends in selection order: priority (higher first), then name.
-  void finish_loading();
+  /// Takes every candidate of a search, in search order, at stage FOUND:
+  /// records as refused those the path checks or the configuration refuse,
+  /// vets the others (`vetting`), then loads them one by one unless vetting
+  /// rejected them or an earlier backend has the same name (the first plugin
+  /// of a name wins). Then puts the backends in selection order: priority
+  /// (higher first), then name.
+  void load_all(std::vector<CandidateRecord> candidates, const vetting::VetSettings& vetting);
 
   /// Selection as omnirt_host_get_backend documents it.
   omnirt_status select(const char* name, omnirt_backend** out) const;
@@ -39,8 +39,12 @@ class Registry {
   const std::vector<std::unique_ptr<omnirt_backend>>& backends() const noexcept { return backends_; }
 
  private:
-  /// Why configuration or an earlier backend refuses this name, if they do.
-  std::optional<std::pair<omnirt_status, std::string>> refusal(const std::string& name) const;
+  /// Why the configuration refuses this name, if it does.
+  std::optional<std::pair<omnirt_status, std::string>> refusal_by_config(const std::string& name) const;
+  /// Why an earlier backend of this name refuses it, if one does.
+  std::optional<std::pair<omnirt_status, std::string>> refusal_by_backend(const std::string& name) const;
+  /// Loads one candidate that is still OK, unless an earlier backend has its name.
+  void consider(CandidateRecord candidate);
   omnirt_status select_auto(omnirt_backend** out) const;
   omnirt_status select_named(const char* name, omnirt_backend** out) const;
 

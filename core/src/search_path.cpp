@@ -7,16 +7,18 @@
 
 #include "config.h"
 #include "environment.h"
+#include "plugin_text.h"
 
 namespace omnirt {
 namespace {
 
 SearchDirRecord place(std::string path, omnirt_path_source source) {
-  return SearchDirRecord{std::move(path), source, true, ""};
+  std::string shown = display_path(path);
+  return SearchDirRecord{std::move(path), std::move(shown), source, true, ""};
 }
 
 SearchDirRecord skipped(omnirt_path_source source, std::string note) {
-  return SearchDirRecord{"", source, false, std::move(note)};
+  return SearchDirRecord{"", "", source, false, std::move(note)};
 }
 
 void add_environment(const Environment& env, std::vector<SearchDirRecord>* dirs) {
@@ -43,7 +45,7 @@ void add_config(const HostConfig& config, std::vector<SearchDirRecord>* dirs) {
   if (config.path.empty()) {
     dirs->push_back(skipped(source, "no configuration file"));
   } else if (config.plugin_dirs.empty()) {
-    dirs->push_back(skipped(source, "configuration '" + config.path + "' has no plugin_dirs"));
+    dirs->push_back(skipped(source, "configuration '" + display_path(config.path) + "' has no plugin_dirs"));
   } else {
     for (const std::string& dir : config.plugin_dirs) dirs->push_back(place(dir, source));
   }
@@ -63,6 +65,18 @@ void add_installed(bool skip, std::vector<SearchDirRecord>* dirs) {
   }
 }
 
+// The directory libomnirt.so was loaded from.
+std::string library_dir() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&library_dir), &info) == 0 || info.dli_fname == nullptr) return {};
+  // The loader's name for the library may climb through a run path
+  // ("bin/../lib/libomnirt.so"): people read the directory it really is.
+  const std::filesystem::path library(info.dli_fname);
+  std::error_code error;
+  const std::filesystem::path dir = std::filesystem::weakly_canonical(library.parent_path(), error);
+  return (error ? library.parent_path().lexically_normal() : dir).string();
+}
+
 }  // namespace
 
 std::vector<SearchDirRecord> build_search_path(const std::vector<std::string>& api_paths,
@@ -78,17 +92,13 @@ std::vector<SearchDirRecord> build_search_path(const std::vector<std::string>& a
 }
 
 std::string installed_plugin_dir() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&installed_plugin_dir), &info) == 0 || info.dli_fname == nullptr) {
-    return {};
-  }
-  // The loader's name for the library may climb through a run path
-  // ("bin/../lib/libomnirt.so"): people read the directory it really is.
-  const std::filesystem::path library(info.dli_fname);
-  std::error_code error;
-  std::filesystem::path dir = std::filesystem::weakly_canonical(library.parent_path(), error);
-  if (error) dir = library.parent_path().lexically_normal();
-  return (dir / "omnirt" / "plugins").string();
+  const std::string dir = library_dir();
+  return dir.empty() ? dir : dir + "/omnirt/plugins";
+}
+
+std::string installed_vet_helper() {
+  const std::string dir = library_dir();
+  return dir.empty() ? dir : dir + "/omnirt/omnirt-vet";
 }
 
 }  // namespace omnirt

@@ -24,6 +24,11 @@ std::vector<SearchDirRecord> build_search_path(const std::vector<std::string>& a
 /// <directory of libomnirt.so>/omnirt/plugins, or "" if it cannot be found.
 std::string installed_plugin_dir();
 
+/// <directory of libomnirt.so>/omnirt/omnirt-vet, the vetting helper, or ""
+/// if the library's location cannot be found. The build tree has the same
+/// layout as the install tree.
+std::string installed_vet_helper();
+
 }  // namespace omnirt
 
 #endif  // OMNIRT_CORE_SEARCH_PATH_H_

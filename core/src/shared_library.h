@@ -2,7 +2,11 @@
 #ifndef OMNIRT_CORE_SHARED_LIBRARY_H_
 #define OMNIRT_CORE_SHARED_LIBRARY_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace omnirt {
 
@@ -22,6 +26,12 @@ class SharedLibrary {
   /// Address of `symbol`, or nullptr (with *error set) when it is not exported.
   void* symbol(const char* symbol, std::string* error) const;
 
+  /// Where `address` lies when that is not in this library's own code (an
+  /// executable segment of its file): "into '<file>'", "into the library's own
+  /// data, not its code", "to 0x..., which no loaded file maps"; nothing when
+  /// it is in its code.
+  std::optional<std::string> outside_own_code(const void* address) const;
+
   explicit operator bool() const noexcept { return handle_ != nullptr; }
 
  private:
@@ -29,6 +39,10 @@ class SharedLibrary {
   void close() noexcept;
 
   void* handle_ = nullptr;
+  /// [begin, end) of the library's executable segments.
+  std::vector<std::pair<uintptr_t, uintptr_t>> code_;
+  /// The library's file as the dynamic linker names it (dladdr's dli_fname).
+  std::string file_;
 };
 
 }  // namespace omnirt

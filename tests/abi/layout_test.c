@@ -153,6 +153,14 @@ OMNIRT_FROZEN(omnirt_attempt, elapsed_ns, 32);
 OMNIRT_FROZEN(omnirt_capabilities, unavailable_module_formats, 56);
 OMNIRT_FROZEN(omnirt_capabilities, num_unavailable_module_formats, 64);
 OMNIRT_FROZEN(omnirt_module_format_unavailable, reason, 8);
+OMNIRT_FROZEN(omnirt_host_options, vetting_cache_dir, 40);
+OMNIRT_FROZEN(omnirt_host_options, vetting, 48);
+OMNIRT_FROZEN(omnirt_host_options, vetting_time_limit_ms, 52);
+OMNIRT_FROZEN_SIZE(omnirt_host_options, 56);
+OMNIRT_FROZEN(omnirt_candidate, vet_outcome, 72);
+OMNIRT_FROZEN(omnirt_candidate, vet_cached, 76);
+OMNIRT_FROZEN(omnirt_candidate, vet_time_ns, 80);
+OMNIRT_FROZEN_SIZE(omnirt_candidate, 88);
 #endif
 
 int main(void) { return 0; }

@@ -7,8 +7,9 @@
  *   rule 3   ignores the ABI range the host offers
  *   rule 4   starts a thread in create
  *   rule 6   get_capabilities writes a whole struct whatever struct_size says
- *   rule 7   advertises HOST_ALLOC without implementing it; implements
- *            stream_create while the STREAMS bit is clear
+ *   rule 7   advertises HOST_ALLOC without implementing it (it also sets
+ *            stream_create while the STREAMS bit is clear, which the host
+ *            never calls: the kit sees NOT_SUPPORTED and passes STREAMS)
  *   rule 8   a double free crashes (plain free, nothing tracked)
  *   rule 11  installs a SIGUSR2 handler
  *   contract device-to-host copies of 1 MiB or more report success without
@@ -152,7 +153,7 @@ static omnirt_status device_synchronize(omnirt_backend_state* s, int32_t device)
   return OMNIRT_STATUS_OK;
 }
 
-/* Rule 7: works although the STREAMS bit is clear. */
+/* Works although the STREAMS bit is clear; the host never calls it. */
 static omnirt_status stream_create(omnirt_backend_state* s, int32_t device, omnirt_stream** stream) {
   (void)device;
   *stream = (omnirt_stream*)s;

@@ -29,8 +29,8 @@ bool engine_loaded() {
 class LonePlugin : public ::testing::Test {
  protected:
   void SetUp() override {
-    char folder[] = "/tmp/omnirt-lone-cpu-XXXXXX";
-    ASSERT_NE(mkdtemp(folder), nullptr);
+    std::string folder = (fs::temp_directory_path() / "omnirt-lone-cpu-XXXXXX").string();
+    ASSERT_NE(mkdtemp(folder.data()), nullptr);
     dir_ = folder;
     fs::copy_file(OMNIRT_TEST_CPU_PLUGIN_PATH, dir_ / "libomnirt_backend_cpu.so");
   }

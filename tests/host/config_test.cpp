@@ -106,7 +106,7 @@ TEST_F(ConfigTest, BadYaml) {
 TEST_F(ConfigTest, UnknownTopLevelKey) {
   expect_error("allow: [good]\n\nplugin_dir: [/x]\n", 3, 1,
                "unknown key 'plugin_dir' (expected one of: plugin_dirs, allow, deny, priorities, log_level, "
-               "backends, wrap_module)");
+               "backends, wrap_module, vetting, vetting_cache_dir, vetting_time_limit_ms)");
 }
 
 TEST_F(ConfigTest, UnknownNestedKeys) {

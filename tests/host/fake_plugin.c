@@ -39,6 +39,38 @@
  *                             stream; one float32 input in host memory, one
  *                             output of twice its values (written at once:
  *                             what the stream defers is the run's time)
+ * Misbehaviour that would take a host down (vetted in a child, never loaded):
+ *   FAKE_FAULT=how FAKE_FAULT_IN=where
+ *                             how: FAKE_CRASH (a write to address 16: SIGSEGV),
+ *                             FAKE_EXIT (exit(3)), FAKE_HANG (sleeps forever);
+ *                             where: FAKE_IN_CONSTRUCTOR (a constructor, run
+ *                             by dlopen), FAKE_IN_ENTRY, FAKE_IN_CREATE,
+ *                             FAKE_IN_AVAILABLE (is_available)
+ * Text that breaks the rules of backend.h ("Text"):
+ *   FAKE_BAD_TEXT=how FAKE_BAD_TEXT_IN=field
+ *                             how: FAKE_TEXT_INVALID (FAKE_INVALID_TEXT below:
+ *                             bytes that are not UTF-8, control characters),
+ *                             FAKE_TEXT_UNTERMINATED (no NUL: a string that
+ *                             runs into an unmapped page one byte past the
+ *                             field's bound, or a full buffer);
+ *                             field: FAKE_FIELD_NAME, _VERSION, _VENDOR,
+ *                             _FORMAT (a module format), _REASON (is_available
+ *                             says no), _OP_NAME (a second op, beside
+ *                             fake_copy), _OP_SET, _ERROR (create fails with
+ *                             it), _LOG (create logs it at error level),
+ *                             _DEVICE_NAME, _LIBRARY (collectives_library,
+ *                             with the COLLECTIVES bit and no other
+ *                             collective)
+ *   FAKE_MULTIBYTE_REASON     is_available says no with "x" and 600 "é": the
+ *                             reason snprintf cuts in the middle of an "é"
+ *   FAKE_GARBAGE_SLOT=where   mem_get_info points FAKE_INTO_LIBC (libc's
+ *                             abort), FAKE_INTO_DATA (the plugin's own data)
+ *                             or FAKE_INTO_NOWHERE (an unmapped address)
+ *   FAKE_GARBAGE_BIT          ... and MEM_INFO is advertised
+ *   FAKE_UNADVERTISED_SLOTS   every optional slot is fake_trap (abort()), and
+ *                             no feature bit is set: none may ever be called
+ * Named op (unless FAKE_MINIMAL): fake_copy, 1 input, 1 output: copies the
+ * input's bytes into the output (host memory).
  * Backend option (create): devices=<n>, the device count (default 1).
  * create logs "fake: created with <n> device(s)" at debug level.
  * Errors: malloc beyond 1 GiB fails with OUT_OF_MEMORY, native code ENOMEM.
@@ -48,15 +80,19 @@
  */
 #if !defined(__cplusplus)
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #endif
 
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "omnirt/backend.h"
 
@@ -95,6 +131,84 @@ static const omnirt_host_services* g_host;
 static omnirt_status fake_fail(omnirt_status status, int64_t native_code, const char* message) {
   return g_host->set_error(status, native_code, message);
 }
+
+/* ---- misbehaviour ------------------------------------------------------- */
+
+#define FAKE_CRASH 1
+#define FAKE_EXIT 2
+#define FAKE_HANG 3
+#define FAKE_IN_CONSTRUCTOR 1
+#define FAKE_IN_ENTRY 2
+#define FAKE_IN_CREATE 3
+#define FAKE_IN_AVAILABLE 4
+
+#ifdef FAKE_FAULT
+static void fake_fault(void) {
+#if FAKE_FAULT == FAKE_CRASH
+  /* A real store to an address nothing maps: volatile pointer and pointee,
+   * so that the compiler makes neither a trap nor nothing of it, and not NULL,
+   * which UBSan (in the sanitizer builds) would report instead. */
+  volatile int* volatile nowhere = (volatile int*)(uintptr_t)16;
+  *nowhere = 1;
+#elif FAKE_FAULT == FAKE_EXIT
+  exit(3);
+#else
+  for (;;) pause();
+#endif
+}
+#define FAKE_FAULT_AT(where) \
+  if (FAKE_FAULT_IN == (where)) fake_fault()
+#else
+#define FAKE_FAULT_AT(where) (void)0
+#endif
+
+#if defined(FAKE_FAULT) && FAKE_FAULT_IN == FAKE_IN_CONSTRUCTOR
+__attribute__((constructor)) static void fake_constructor(void) { fake_fault(); }
+#endif
+
+#define FAKE_TEXT_INVALID 1
+#define FAKE_TEXT_UNTERMINATED 2
+#define FAKE_FIELD_NAME 1
+#define FAKE_FIELD_VERSION 2
+#define FAKE_FIELD_VENDOR 3
+#define FAKE_FIELD_FORMAT 4
+#define FAKE_FIELD_REASON 5
+#define FAKE_FIELD_OP_NAME 6
+#define FAKE_FIELD_OP_SET 7
+#define FAKE_FIELD_ERROR 8
+#define FAKE_FIELD_LOG 9
+#define FAKE_FIELD_DEVICE_NAME 10
+#define FAKE_FIELD_LIBRARY 11
+/* Bad UTF-8 (a lone lead byte, a stray 0xFF, an overlong "/", a surrogate)
+ * and control characters (ESC, newline). */
+#define FAKE_INVALID_TEXT "fake\xC3(bad\xFF\xC0\xAF\xED\xA0\x80\x1B[31mred\n"
+
+#ifdef FAKE_BAD_TEXT
+#define FAKE_BAD(field) (FAKE_BAD_TEXT_IN == (field))
+#if FAKE_BAD_TEXT == FAKE_TEXT_UNTERMINATED
+/* A string without a NUL that ends where an unmapped page begins, `bound` + 1
+ * bytes after it starts: a reader that respects the bound reads all of it, one
+ * that does not crashes. */
+static const char* fake_bad_text(size_t bound) {
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  char* pages = (char*)mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (pages == (char*)MAP_FAILED) abort();
+  memset(pages, 'u', page);
+  mprotect(pages + page, page, PROT_NONE);
+  return pages + page - (bound + 1);
+}
+/* Fills a buffer the host lends without a terminator. */
+static void fake_bad_buffer(char* buffer, size_t capacity) { memset(buffer, 'u', capacity); }
+#else
+static const char* fake_bad_text(size_t bound) {
+  (void)bound;
+  return FAKE_INVALID_TEXT;
+}
+static void fake_bad_buffer(char* buffer, size_t capacity) { snprintf(buffer, capacity, "%s", FAKE_INVALID_TEXT); }
+#endif
+#else
+#define FAKE_BAD(field) 0
+#endif
 
 /* ---- state -------------------------------------------------------------- */
 
@@ -572,13 +686,55 @@ static omnirt_status fake_graph_destroy(omnirt_backend_state* s, omnirt_graph* g
 }
 
 static omnirt_status fake_list_op_sets(omnirt_backend_state* s, const omnirt_op_set** sets, size_t* count) {
-  static const omnirt_op_set kSets[] = {{"omnirt.fake", 1}};
+  static omnirt_op_set kSets[] = {{"omnirt.fake", 1}};
   (void)s;
+#if FAKE_BAD(FAKE_FIELD_OP_SET)
+  kSets[0].name = fake_bad_text(OMNIRT_TEXT_MAX_IDENTIFIER);
+#endif
   *sets = kSets;
   *count = 1;
   return OMNIRT_STATUS_OK;
 }
 
+static omnirt_status fake_list_ops(omnirt_backend_state* s, const omnirt_op_decl** ops, size_t* count) {
+  static omnirt_op_decl kOps[] = {{"fake_copy", "omnirt.fake", 1, 1}, {"fake_copy", "omnirt.fake", 1, 1}};
+  (void)s;
+  *ops = kOps;
+  *count = 1;
+#if FAKE_BAD(FAKE_FIELD_OP_NAME)
+  kOps[1].name = fake_bad_text(OMNIRT_TEXT_MAX_IDENTIFIER);
+  *count = 2;
+#endif
+  return OMNIRT_STATUS_OK;
+}
+
+static size_t fake_bytes_of(const DLTensor* t) {
+  size_t bytes = (size_t)((t->dtype.bits * t->dtype.lanes + 7) / 8);
+  int32_t i;
+  for (i = 0; i < t->ndim; ++i) bytes *= (size_t)t->shape[i];
+  return bytes;
+}
+
+static omnirt_status fake_op_run(omnirt_backend_state* s, const char* name, const DLTensor* inputs,
+                                 size_t num_inputs, DLTensor* outputs, size_t num_outputs,
+                                 const omnirt_op_attr* attrs, size_t num_attrs, omnirt_stream* stream) {
+  size_t bytes;
+  (void)s;
+  (void)attrs;
+  (void)num_attrs;
+  (void)stream; /* host memory: done before returning, which is in stream order */
+  if (strcmp(name, "fake_copy") != 0) return fake_fail(OMNIRT_STATUS_NOT_FOUND, 0, "fake: no such op");
+  if (num_inputs != 1 || num_outputs != 1) {
+    return fake_fail(OMNIRT_STATUS_INVALID_ARGUMENT, 0, "fake_copy: takes 1 input and 1 output");
+  }
+  bytes = fake_bytes_of(&inputs[0]);
+  if (bytes != fake_bytes_of(&outputs[0])) {
+    return fake_fail(OMNIRT_STATUS_INVALID_ARGUMENT, 0, "fake_copy: the output's size differs from the input's");
+  }
+  memmove((char*)outputs[0].data + outputs[0].byte_offset, (const char*)inputs[0].data + inputs[0].byte_offset,
+          bytes);
+  return OMNIRT_STATUS_OK;
+}
 #ifdef OMNIRT_FEATURE_DEFAULT_STREAM
 static omnirt_status fake_stream_get_default(omnirt_backend_state* s, int32_t device, omnirt_stream** out) {
   if (device < 0 || device >= s->devices) return fake_fail(OMNIRT_STATUS_OUT_OF_RANGE, 0, "fake: no such device");
@@ -587,6 +743,35 @@ static omnirt_status fake_stream_get_default(omnirt_backend_state* s, int32_t de
 }
 #endif
 #endif /* !FAKE_MINIMAL */
+
+#if FAKE_BAD(FAKE_FIELD_LIBRARY)
+static omnirt_status fake_collectives_library(omnirt_backend_state* s, char* text, size_t capacity) {
+  (void)s;
+  fake_bad_buffer(text, capacity);
+  return OMNIRT_STATUS_OK;
+}
+#endif
+
+#ifdef FAKE_UNADVERTISED_SLOTS
+/* What every optional slot points to: calling it is the host's bug. */
+static void fake_trap(void) { abort(); }
+#endif
+
+#ifdef FAKE_GARBAGE_SLOT
+#define FAKE_INTO_LIBC 1
+#define FAKE_INTO_DATA 2
+#define FAKE_INTO_NOWHERE 3
+static void* fake_garbage_address(void) {
+#if FAKE_GARBAGE_SLOT == FAKE_INTO_LIBC
+  return (void*)&abort;
+#elif FAKE_GARBAGE_SLOT == FAKE_INTO_DATA
+  static int data_word;
+  return &data_word;
+#else
+  return (void*)(uintptr_t)0x3000; /* below mmap_min_addr: never mapped */
+#endif
+}
+#endif
 
 #ifdef FAKE_MODULES
 /* ---- modules ------------------------------------------------------------ */
@@ -709,7 +894,15 @@ static omnirt_status fake_executable_destroy(omnirt_backend_state* s, omnirt_exe
 static void fake_destroy(omnirt_backend_state* s);
 
 static omnirt_status fake_create(const omnirt_backend_create_args* args, omnirt_backend_state** out) {
-#ifdef FAKE_CREATE_FAILS
+  FAKE_FAULT_AT(FAKE_IN_CREATE);
+#if FAKE_BAD(FAKE_FIELD_LOG)
+  g_host->log(OMNIRT_LOG_ERROR, FAKE_NAME, fake_bad_text(OMNIRT_TEXT_MAX_MESSAGE));
+#endif
+#if FAKE_BAD(FAKE_FIELD_ERROR)
+  (void)args;
+  (void)out;
+  return fake_fail(OMNIRT_STATUS_UNAVAILABLE, 7, fake_bad_text(OMNIRT_TEXT_MAX_MESSAGE));
+#elif defined(FAKE_CREATE_FAILS)
   (void)args;
   (void)out;
   return fake_fail(OMNIRT_STATUS_UNAVAILABLE, 7, "fake: create refused on purpose");
@@ -772,7 +965,19 @@ static void fake_destroy(omnirt_backend_state* s) {
 static omnirt_status fake_is_available(omnirt_backend_state* s, int32_t* available, char* reason,
                                        size_t capacity) {
   (void)s;
-#ifdef FAKE_UNAVAILABLE
+  FAKE_FAULT_AT(FAKE_IN_AVAILABLE);
+#if FAKE_BAD(FAKE_FIELD_REASON)
+  *available = 0;
+  fake_bad_buffer(reason, capacity);
+#elif defined(FAKE_MULTIBYTE_REASON)
+  {
+    char text[1 + 600 * 2 + 1] = "x";
+    int i;
+    for (i = 0; i < 600; ++i) strcat(text, "\xC3\xA9"); /* é */
+    *available = 0;
+    snprintf(reason, capacity, "%s", text); /* cuts bytes, not characters */
+  }
+#elif defined(FAKE_UNAVAILABLE)
   *available = 0;
   snprintf(reason, capacity, "fake: no fake device here (set FAKE_DEVICE=1)");
 #else
@@ -789,13 +994,17 @@ static omnirt_status fake_get_capabilities(omnirt_backend_state* s, omnirt_capab
   full.struct_size = sizeof full;
   full.dl_device_type = kDLCPU;
   full.device_count = s->devices;
+#if FAKE_BAD(FAKE_FIELD_VENDOR)
+  full.vendor = fake_bad_text(OMNIRT_TEXT_MAX_TAG);
+#else
   full.vendor = "fake";
+#endif
   full.dtypes = (1u << OMNIRT_DTYPE_F32) | (1u << OMNIRT_DTYPE_F16) | (1u << OMNIRT_DTYPE_I32);
 #ifndef FAKE_MINIMAL
   full.features = OMNIRT_FEATURE_HOST_ALLOC | OMNIRT_FEATURE_ASYNC_COPY | OMNIRT_FEATURE_STREAM_ORDERED_ALLOC |
                   OMNIRT_FEATURE_STREAMS | OMNIRT_FEATURE_EVENTS | OMNIRT_FEATURE_EVENT_TIMING |
                   OMNIRT_FEATURE_STREAM_WAIT_EVENT | OMNIRT_FEATURE_MEM_INFO | OMNIRT_FEATURE_MEMORY_STATS |
-                  OMNIRT_FEATURE_GRAPH_CAPTURE;
+                  OMNIRT_FEATURE_GRAPH_CAPTURE | OMNIRT_FEATURE_NAMED_OPS;
 #ifdef OMNIRT_FEATURE_DEFAULT_STREAM
   full.features |= OMNIRT_FEATURE_DEFAULT_STREAM;
 #endif
@@ -807,6 +1016,20 @@ static omnirt_status fake_get_capabilities(omnirt_backend_state* s, omnirt_capab
     full.module_formats = kFormats;
     full.num_module_formats = 1;
   }
+#endif
+#if FAKE_BAD(FAKE_FIELD_FORMAT)
+  {
+    static const char* formats[1];
+    formats[0] = fake_bad_text(OMNIRT_TEXT_MAX_TAG);
+    full.module_formats = formats;
+    full.num_module_formats = 1;
+  }
+#endif
+#if FAKE_BAD(FAKE_FIELD_LIBRARY)
+  full.features |= OMNIRT_FEATURE_COLLECTIVES;
+#endif
+#ifdef FAKE_GARBAGE_BIT
+  full.features |= OMNIRT_FEATURE_MEM_INFO;
 #endif
 #ifdef FAKE_STRAY_FEATURE_BITS
   full.features |= ~(uint64_t)0 << 14;
@@ -833,6 +1056,9 @@ static omnirt_status fake_get_device_info(omnirt_backend_state* s, int32_t devic
   full.index = device;
   full.dl_device_type = kDLCPU;
   snprintf(full.name, sizeof full.name, "Fake Device %d", (int)device);
+#if FAKE_BAD(FAKE_FIELD_DEVICE_NAME)
+  fake_bad_buffer(full.name, sizeof full.name);
+#endif
   snprintf(full.arch, sizeof full.arch, "fake64");
   full.total_memory_bytes = FAKE_MEMORY_LIMIT;
   full.compute_units = 4;
@@ -864,8 +1090,16 @@ static void fake_fill_vtable(fake_vtable* v) {
   memset(v, 0, sizeof *v);
   b->struct_size = FAKE_STRUCT_SIZE;
   b->abi_version = FAKE_ABI_VERSION;
+#if FAKE_BAD(FAKE_FIELD_NAME)
+  b->name = fake_bad_text(OMNIRT_TEXT_MAX_NAME);
+#else
   b->name = FAKE_NAME;
+#endif
+#if FAKE_BAD(FAKE_FIELD_VERSION)
+  b->plugin_version = fake_bad_text(OMNIRT_TEXT_MAX_VERSION);
+#else
   b->plugin_version = FAKE_VERSION;
+#endif
   b->create = fake_create;
   b->destroy = fake_destroy;
   b->is_available = fake_is_available;
@@ -905,6 +1139,8 @@ static void fake_fill_vtable(fake_vtable* v) {
   b->graph_launch = fake_graph_launch;
   b->graph_destroy = fake_graph_destroy;
   b->list_op_sets = fake_list_op_sets;
+  b->list_ops = fake_list_ops;
+  b->op_run = fake_op_run;
 #ifdef OMNIRT_FEATURE_DEFAULT_STREAM
   b->stream_get_default = fake_stream_get_default;
 #endif
@@ -913,6 +1149,24 @@ static void fake_fill_vtable(fake_vtable* v) {
   b->module_load = fake_module_load;
   b->executable_run = fake_executable_run;
   b->executable_destroy = fake_executable_destroy;
+#endif
+#if FAKE_BAD(FAKE_FIELD_LIBRARY)
+  b->collectives_library = fake_collectives_library;
+#endif
+#ifdef FAKE_GARBAGE_SLOT
+  {
+    void* garbage = fake_garbage_address();
+    memcpy(&b->mem_get_info, &garbage, sizeof garbage);
+  }
+#endif
+#ifdef FAKE_UNADVERTISED_SLOTS
+  {
+    void (*trap)(void) = fake_trap;
+    size_t at;
+    for (at = offsetof(omnirt_backend_vtable, malloc_host); at < sizeof(omnirt_backend_vtable); at += sizeof trap) {
+      memcpy((char*)b + at, &trap, sizeof trap);
+    }
+  }
 #endif
 #ifdef FAKE_EXTRA_SLOTS
   v->future_slot_a = fake_future_slot;
@@ -925,6 +1179,7 @@ OMNIRT_EXTERN_C_BEGIN
 OMNIRT_EXPORT const omnirt_backend_vtable* omnirt_backend_entry(const omnirt_backend_entry_args* args) {
   static fake_vtable vtable;
   g_host = args->host;
+  FAKE_FAULT_AT(FAKE_IN_ENTRY);
   fake_fill_vtable(&vtable);
 #if defined(FAKE_THROW_IN_ENTRY)
   FAKE_THROW("fake: the entry point threw");

@@ -214,5 +214,90 @@ TEST(Probe, ExitsWithTwoOnUsageOrConfigurationErrors) {
   EXPECT_THAT(help.out, HasSubstr("2  usage or configuration error"));
 }
 
+std::string parent_of(const char* path) { return std::filesystem::path(path).parent_path().string(); }
+
+size_t files_in(const std::string& dir) {
+  size_t count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) count += entry.is_regular_file() ? 1 : 0;
+  return count;
+}
+
+// A configuration for probes that vet: a short time limit for the plugins that
+// hang on purpose, and a cache of the test's own.
+std::string vetting_config(const TempDir& dir) {
+  write_file(dir / "omnirt.yaml", "vetting_time_limit_ms: " + std::to_string(kTestVettingLimitMs) +
+                                      "\nvetting_cache_dir: " + (dir / "cache") + "\n");
+  return dir / "omnirt.yaml";
+}
+
+TEST(Probe, SurvivesEveryClassOfMisbehavingPluginAndItsJsonParses) {
+  TempDir dir;
+  const std::string faults = parent_of(ZOO_FAULT_CRASH_ENTRY);
+  const std::string text = parent_of(ZOO_TEXT_NAME_INVALID);
+  const std::string slots = parent_of(ZOO_SLOTS_UNADVERTISED);
+  const std::string places = " --plugin-dir " + faults + " --plugin-dir " + text + " --plugin-dir " + slots +
+                             " --plugin-dir " + ZOO_GOOD;
+  const ProbeRun run = probe("--json --config " + vetting_config(dir) + places);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const nlohmann::json doc = nlohmann::json::parse(run.out);
+  ASSERT_EQ(doc.at("candidates").size(), files_in(faults) + files_in(text) + files_in(slots) + 1);
+  for (const auto& c : doc.at("candidates")) {
+    const std::string path = c.at("path");
+    if (path.rfind(faults, 0) == 0) {
+      EXPECT_EQ(c.at("vetting"), "rejected") << path;
+      EXPECT_EQ(c.at("loaded"), false) << path;
+    } else {
+      EXPECT_EQ(c.at("vetting"), "passed") << path << ": " << c.at("reason");
+    }
+  }
+  const nlohmann::json* crash = find_by(doc.at("candidates"), "path", ZOO_FAULT_CRASH_AVAILABLE);
+  ASSERT_NE(crash, nullptr);
+  EXPECT_EQ(crash->at("stage"), "validate");
+  EXPECT_EQ(crash->at("status"), "INTERNAL");
+  EXPECT_THAT(crash->at("reason").get<std::string>(), HasSubstr("SIGSEGV (signal 11) during available"));
+  const nlohmann::json* hang = find_by(doc.at("candidates"), "path", ZOO_FAULT_HANG_ENTRY);
+  ASSERT_NE(hang, nullptr);
+  EXPECT_EQ(hang->at("status"), "TIMEOUT");
+  const nlohmann::json* vendor = find_by(doc.at("backends"), "name", "vendor_invalid");
+  ASSERT_NE(vendor, nullptr);
+  EXPECT_EQ(vendor->at("capabilities").at("vendor"), R"(fake\xC3(bad\xFF\xC0\xAF\xED\xA0\x80\x1B[31mred\x0A)");
+  const nlohmann::json* garbage = find_by(doc.at("candidates"), "path", ZOO_SLOTS_GARBAGE_LIBC_BIT);
+  ASSERT_NE(garbage, nullptr);
+  EXPECT_THAT(garbage->at("reason").get<std::string>(), HasSubstr("vtable slot 'mem_get_info' points into '"));
+
+  // The tables too, now from the verdict cache.
+  const ProbeRun tables = probe("--verbose --config " + (dir / "omnirt.yaml") + places);
+  EXPECT_EQ(tables.exit_code, 0);
+  EXPECT_THAT(tables.out, HasSubstr("rejected (cached)"));
+  EXPECT_THAT(tables.out, HasSubstr("crashed the vetting process with SIGSEGV"));
+}
+
+TEST(Probe, NoVetLoadsInThisProcess) {
+  TempDir dir;
+  const ProbeRun run = probe("--json --no-vet --config " + vetting_config(dir) + " --plugin-dir " +
+                             parent_of(ZOO_TEXT_NAME_INVALID) + " --plugin-dir " + ZOO_GOOD);
+  ASSERT_EQ(run.exit_code, 0);
+  const nlohmann::json doc = nlohmann::json::parse(run.out);
+  for (const auto& c : doc.at("candidates")) EXPECT_EQ(c.at("vetting"), "not_vetted") << c.at("path");
+  EXPECT_FALSE(std::filesystem::exists(dir / "cache"));
+}
+
+TEST(Probe, OddFileNamesComeOutAsValidJson) {
+  TempDir dir;
+  const std::string odd = dir / "odd \xFF\xFE\nname";
+  std::filesystem::create_directory(odd);
+  copy_file(ZOO_GOOD, odd + "/libomnirt_backend_good.so");
+  copy_file(ZOO_GOOD, dir / "libomnirt_backend_\xC3(x.so");
+  const ProbeRun run = probe("--json --plugin-dir '" + odd + "' --plugin-dir " + dir.path());
+  ASSERT_EQ(run.exit_code, 0);
+  const nlohmann::json doc = nlohmann::json::parse(run.out);
+  EXPECT_EQ(doc.at("search_path")[0].at("path"), dir.path() + R"(/odd \xFF\xFE\x0Aname)");
+  EXPECT_NE(find_by(doc.at("candidates"), "path", dir.path() + R"(/odd \xFF\xFE\x0Aname/libomnirt_backend_good.so)"),
+            nullptr);
+  const nlohmann::json* refused = find_by(doc.at("candidates"), "path", dir.path() + R"(/libomnirt_backend_\xC3(x.so)");
+  ASSERT_NE(refused, nullptr);
+  EXPECT_EQ(refused->at("status"), "INVALID_ARGUMENT");
+}
+
 }  // namespace
 }  // namespace omnirt_test

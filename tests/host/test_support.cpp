@@ -31,6 +31,22 @@ HostPtr make_host(const std::vector<std::string>& paths, uint32_t flags, const c
   return host;
 }
 
+HostPtr make_vetting_host(const std::vector<std::string>& paths, const Vetting& vetting, uint32_t flags) {
+  std::vector<const char*> raw;
+  for (const std::string& path : paths) raw.push_back(path.c_str());
+  omnirt_host_options options{};
+  options.struct_size = sizeof options;
+  options.plugin_paths = raw.data();
+  options.num_plugin_paths = raw.size();
+  options.flags = flags;
+  options.vetting = vetting.mode;
+  options.vetting_cache_dir = vetting.cache_dir.empty() ? nullptr : vetting.cache_dir.c_str();
+  options.vetting_time_limit_ms = vetting.time_limit_ms;
+  omnirt_host* host = nullptr;
+  EXPECT_EQ(omnirt_host_create(&options, &host), OMNIRT_STATUS_OK) << last_message();
+  return HostPtr(host);
+}
+
 std::vector<omnirt_candidate> candidates(const omnirt_host* host) {
   std::vector<omnirt_candidate> all(omnirt_host_candidate_count(host));
   for (size_t i = 0; i < all.size(); ++i) {

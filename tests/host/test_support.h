@@ -29,6 +29,21 @@ HostPtr make_host(const std::vector<std::string>& paths, omnirt_status* status, 
 HostPtr make_host(const std::vector<std::string>& paths, uint32_t flags = kIsolated,
                   const char* config_path = nullptr);
 
+/// The vetting fields of omnirt_host_options (ABI 1.1).
+struct Vetting {
+  omnirt_vetting mode = OMNIRT_VETTING_DEFAULT;
+  std::string cache_dir;       ///< "" for the default
+  uint32_t time_limit_ms = 0;  ///< 0 for the default
+};
+
+/// Long enough for a good plugin's vetting child under the sanitizers on a
+/// loaded machine, short enough for the cases that hang on purpose.
+inline constexpr uint32_t kTestVettingLimitMs = 1500;
+
+/// Creates a host over `paths` with `vetting`; fails the test if creation fails.
+HostPtr make_vetting_host(const std::vector<std::string>& paths, const Vetting& vetting,
+                          uint32_t flags = kIsolated);
+
 /// Every candidate record of `host`.
 std::vector<omnirt_candidate> candidates(const omnirt_host* host);
 /// The candidate found as `path`, if any.

@@ -38,7 +38,8 @@ endfunction()
 if(STEP STREQUAL "tree")
   file(REMOVE_RECURSE "${WORK}")
   run("${CMAKE_COMMAND}" --install "${BUILD_TREE}" --prefix "${prefix}")
-  foreach(file include/omnirt/omnirt.h include/omnirt/cpp/plugin.hpp ${LIBDIR}/libomnirt.so
+  foreach(file include/omnirt/omnirt.h include/omnirt/cpp/plugin.hpp include/omnirt/cpp/utf8.hpp
+               ${LIBDIR}/libomnirt.so ${LIBDIR}/omnirt/omnirt-vet
                ${PLUGIN_DIR}/libomnirt_backend_cpu.so ${BINDIR}/omnirt-probe
                ${LIBDIR}/cmake/omnirt/omnirtConfig.cmake
                ${LIBDIR}/cmake/omnirt/omnirtConfigVersion.cmake
@@ -58,6 +59,9 @@ elseif(STEP STREQUAL "c_plugin")
   endif()
 
 elseif(STEP STREQUAL "probe_lists_c_plugin")
+  # The installed host vets with the installed helper, into a cache of this test's own.
+  set(ENV{OMNIRT_VETTING} always)
+  set(ENV{OMNIRT_VETTING_CACHE_DIR} "${WORK}/vetting-cache")
   run("${prefix}/${BINDIR}/omnirt-probe" --plugin-dir "${vendor_plugins}" --json)
   set(json "${run_output}")
   string(JSON schema GET "${json}" schema_version)
@@ -80,6 +84,17 @@ elseif(STEP STREQUAL "probe_lists_c_plugin")
       endif()
     endforeach()
   endif()
+  string(JSON candidates LENGTH "${json}" candidates)
+  math(EXPR last "${candidates} - 1")
+  foreach(i RANGE ${last})
+    string(JSON path GET "${json}" candidates ${i} path)
+    if(path MATCHES "libomnirt_backend_hostmem.so$")
+      string(JSON vetting GET "${json}" candidates ${i} vetting)
+      if(NOT vetting STREQUAL "passed")
+        message(FATAL_ERROR "the installed host did not vet hostmem with its helper (${vetting}):\n${json}")
+      endif()
+    endif()
+  endforeach()
   if(NOT listed)
     message(FATAL_ERROR "omnirt-probe does not list hostmem:\n${json}")
   endif()

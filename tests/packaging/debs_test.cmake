@@ -205,7 +205,9 @@ endif()
 # Every package lintian-clean at the error level (warnings: README.md).
 find_program(LINTIAN lintian)
 if(LINTIAN)
-  run("${LINTIAN}" --fail-on error ${debs} ${upgrade_deb})
+  # lintian leaves its ELF caches (mldbm-elf-*) in TMPDIR: give it one inside WORK.
+  file(MAKE_DIRECTORY "${WORK}/lintian-tmp")
+  run("${CMAKE_COMMAND}" -E env "TMPDIR=${WORK}/lintian-tmp" "${LINTIAN}" --fail-on error ${debs} ${upgrade_deb})
   message(STATUS "lintian (fails on errors only):\n${run_output}")
 else()
   message(STATUS "lintian not found (Debian: lintian): the packages were not linted")

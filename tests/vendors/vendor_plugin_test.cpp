@@ -112,20 +112,20 @@ TEST_P(VendorAvailability, ALibraryLackingRequiredSymbolsIsNamed) {
 }
 
 TEST_P(VendorAvailability, AFileThatIsNoLibraryIsNamedWithTheLoadersError) {
-  char path[] = "/tmp/omnirt_not_a_library_XXXXXX";
-  const int fd = mkstemp(path);
+  std::string path = (std::filesystem::temp_directory_path() / "omnirt_not_a_library_XXXXXX").string();
+  const int fd = mkstemp(path.data());
   ASSERT_GE(fd, 0);
   ASSERT_EQ(write(fd, "not ELF", 7), 7);
   close(fd);
   {
-    DirectBackend backend(vendor(), path);
+    DirectBackend backend(vendor(), path.c_str());
     EXPECT_EQ(backend.availability().first, 1) << "a file is there";
     EXPECT_EQ(backend.device_count(), 0);
     const auto [available, reason] = backend.availability();
     EXPECT_EQ(available, 0);
     EXPECT_THAT(reason, HasSubstr(path));
   }
-  unlink(path);
+  unlink(path.c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, VendorAvailability, ::testing::Values(&ascend(), &cambricon()),

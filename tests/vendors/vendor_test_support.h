@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -129,8 +130,8 @@ class Host {
     if (options.empty()) yaml += " {}";
     for (const auto& [key, value] : options) yaml += "\n      " + key + ": \"" + value + "\"";
     yaml += "\n";
-    char path[] = "/tmp/omnirt_vendor_test_XXXXXX.yaml";
-    const int fd = mkstemps(path, 5);
+    std::string path = (std::filesystem::temp_directory_path() / "omnirt_vendor_test_XXXXXX.yaml").string();
+    const int fd = mkstemps(path.data(), 5);
     if (fd < 0 || write(fd, yaml.data(), yaml.size()) != static_cast<ssize_t>(yaml.size())) {
       ADD_FAILURE() << "cannot write " << path;
     }

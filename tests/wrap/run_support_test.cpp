@@ -103,6 +103,13 @@ TEST(Npy, RejectsWhatItCannotRead) {
       error_of(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }") + "ab"),
       HasSubstr("truncated data: expected 16 bytes, found 2"));
   EXPECT_THAT(error_of(""), HasSubstr("bad magic"));
+  // Sizes a header claims are counted with overflow checks (found by tests/fuzz/fuzz_npy).
+  EXPECT_THAT(
+      error_of(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }")),
+      HasSubstr("shape (99999999999999999999,) is too large"));
+  EXPECT_THAT(
+      error_of(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 4), }")),
+      HasSubstr("is too large"));
 }
 
 TEST(Latency, NearestRankPercentiles) {

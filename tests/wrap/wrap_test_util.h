@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -17,11 +18,27 @@
 
 namespace wraptest {
 
-/// Writes `text` to a fresh file under the test's temp dir and returns its path.
+/// A directory of this test process's own under the temp dir, removed with
+/// its content when the process exits.
+inline const std::string& process_temp_dir() {
+  static const struct Dir {
+    Dir() {
+      std::string pattern = (std::filesystem::temp_directory_path() / "omnirt_wrap_XXXXXX").string();
+      if (mkdtemp(pattern.data()) != nullptr) path = pattern;
+    }
+    ~Dir() {
+      std::error_code ignored;
+      if (!path.empty()) std::filesystem::remove_all(path, ignored);
+    }
+    std::string path;
+  } dir;
+  return dir.path;
+}
+
+/// Writes `text` to a fresh file of process_temp_dir() and returns its path.
 inline std::string write_temp(const std::string& text, const std::string& suffix) {
   static int counter = 0;
-  const std::string path = testing::TempDir() + "omnirt_wrap_" + std::to_string(getpid()) + "_" +
-                           std::to_string(counter++) + suffix;
+  const std::string path = process_temp_dir() + "/" + std::to_string(counter++) + suffix;
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }

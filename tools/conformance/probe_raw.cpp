@@ -84,12 +84,19 @@ void probe_struct(const char* name, size_t short_size, Fill&& fill) {
 void probe_structs(const omnirt_backend_vtable& v, omnirt_backend_state* state) {
   probe_struct<omnirt_capabilities>("get_capabilities", offsetof(omnirt_capabilities, features),
                                     [&](omnirt_capabilities* c) { return v.get_capabilities(state, c); });
+  // Like the host, never call an optional slot whose feature bit is clear:
+  // what the plugin left there need not be code.
+  omnirt_capabilities caps{};
+  caps.struct_size = sizeof caps;
+  const bool has_stats =
+      guarded("get_capabilities", [&] { return v.get_capabilities(state, &caps); }) == OMNIRT_STATUS_OK &&
+      (caps.features & OMNIRT_FEATURE_MEMORY_STATS) != 0;
   int32_t devices = 0;
   guarded("get_device_count", [&] { return v.get_device_count(state, &devices); });
   if (devices < 1) return;
   probe_struct<omnirt_device_info>("get_device_info", offsetof(omnirt_device_info, name),
                                    [&](omnirt_device_info* i) { return v.get_device_info(state, 0, i); });
-  if (v.memory_stats != nullptr) {
+  if (has_stats && v.memory_stats != nullptr) {
     probe_struct<omnirt_memory_stats>(
         "memory_stats", offsetof(omnirt_memory_stats, peak_bytes),
         [&](omnirt_memory_stats* m) { return v.memory_stats(state, 0, m); });
@@ -139,8 +146,9 @@ int probe_raw(const std::string& plugin, const std::string& config) {
   const omnirt_backend_vtable* v = open_raw(plugin, OMNIRT_ABI_VERSION, OMNIRT_ABI_VERSION);
   emit("vtable", v != nullptr ? "1" : "0");
   if (v == nullptr) return 0;
-  const std::map<std::string, std::string> options =
-      backend_options(config, v->name != nullptr ? v->name : "");
+  // The name is read no further than a valid one can be (backend.h, "Text").
+  const std::map<std::string, std::string> options = backend_options(
+      config, v->name != nullptr ? std::string(v->name, strnlen(v->name, OMNIRT_TEXT_MAX_NAME + 1)) : "");
   std::vector<const char*> keys, values;
   for (const auto& [key, value] : options) {
     keys.push_back(key.c_str());

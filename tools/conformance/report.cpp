@@ -127,7 +127,9 @@ std::string json_report(const Recorder& recorder) {
     tests.push_back(std::move(t));
   }
   report["tests"] = std::move(tests);
-  return report.dump(2) + "\n";
+  // Plugin text reaches the report through the host, which hands out UTF-8
+  // only; replacing what is not is defence in depth (a dump must not throw).
+  return report.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace omnirt::conformance

@@ -10,6 +10,7 @@ packages=(
   libprotobuf32 libre2-9 libssl3 python3-pytest
   libyaml-cpp-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev libdlpack-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang-14 libfuzzer-14-dev libclang-rt-14-dev   # fuzz targets (tests/fuzz)
   libtorch-dev python3-torch python3-torchvision   # cpu TorchScript engine and test models
   pybind11-dev python3-dev python3-numpy python3-pytest   # the Python package omnirt and its tests
   lintian   # packaging.debs: the Debian packages are lintian-clean at the error level

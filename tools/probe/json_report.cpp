@@ -58,7 +58,10 @@ Json candidate_json(const Candidate& c) {
               {"reason", c.reason},
               {"backend_name", c.backend_name},
               {"abi_version", c.abi_version != 0 ? Json(version_string(c.abi_version)) : Json(nullptr)},
-              {"load_time_ns", c.load_time_ns}};
+              {"load_time_ns", c.load_time_ns},
+              {"vetting", vet_outcome_name(c.vet_outcome)},
+              {"vet_cached", c.vet_cached},
+              {"vet_time_ns", c.vet_time_ns}};
 }
 
 }  // namespace

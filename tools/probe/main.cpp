@@ -27,6 +27,7 @@ struct Options {
   bool verbose = false;
   bool no_env = false;
   bool no_installed = false;
+  bool no_vet = false;
 };
 
 struct HostDeleter {
@@ -53,6 +54,9 @@ int main(int argc, char** argv) {
                "searched) and every candidate's load time");
   app.add_flag("--no-env", options.no_env, "Ignore OMNIRT_PLUGIN_PATH, OMNIRT_CONFIG and OMNIRT_LOG_LEVEL");
   app.add_flag("--no-installed", options.no_installed, "Do not search the installed plugin directory");
+  app.add_flag("--no-vet", options.no_vet,
+               "Load plugins without vetting them in a child process first (vetting is on unless the "
+               "configuration or OMNIRT_VETTING turn it off)");
   app.set_version_flag("--version", std::string("omnirt-probe ") + omnirt_library_version());
   app.footer(
       "Exit status:\n"
@@ -74,6 +78,7 @@ int main(int argc, char** argv) {
   host_options.num_plugin_paths = paths.size();
   host_options.flags = (options.no_env ? OMNIRT_HOST_IGNORE_ENVIRONMENT : 0u) |
                        (options.no_installed ? OMNIRT_HOST_SKIP_INSTALLED_DIR : 0u);
+  host_options.vetting = options.no_vet ? OMNIRT_VETTING_OFF : OMNIRT_VETTING_DEFAULT;
 
   const auto start = std::chrono::steady_clock::now();
   omnirt_host* raw_host = nullptr;
@@ -89,7 +94,8 @@ int main(int argc, char** argv) {
   omnirt_probe::ProbeReport report = omnirt_probe::collect(host.get(), create_ns);
   omnirt_probe::name_own_flags(report, options.no_env, options.no_installed);
   if (options.json) {
-    std::cout << omnirt_probe::to_json(report).dump(2) << "\n";
+    // The host hands out UTF-8 only; replacing what is not is defence in depth.
+    std::cout << omnirt_probe::to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     omnirt_probe::print_text(report, options.verbose, omnirt_probe::output_columns(), std::cout);
   }

@@ -29,6 +29,15 @@ const char* source_name(int32_t source) {
   }
 }
 
+const char* vet_outcome_name(int32_t outcome) {
+  switch (outcome) {
+    case OMNIRT_VET_NOT_VETTED: return "not_vetted";
+    case OMNIRT_VET_PASSED: return "passed";
+    case OMNIRT_VET_REJECTED: return "rejected";
+    default: return "unknown";
+  }
+}
+
 const char* device_type_name(int32_t dl_device_type) {
   switch (dl_device_type) {
     case kDLCPU: return "cpu";

@@ -10,6 +10,8 @@ namespace omnirt_probe {
 
 /// "api", "environment", "config", "installed".
 const char* source_name(int32_t source);
+/// "not_vetted", "passed", "rejected" for an omnirt_vet_outcome.
+const char* vet_outcome_name(int32_t outcome);
 /// DLPack device type ("cpu", "cuda", "ext_dev", ...).
 const char* device_type_name(int32_t dl_device_type);
 /// One word per OMNIRT_FEATURE_* bit set ("streams", "events", ...); unknown bits as "bit<N>".

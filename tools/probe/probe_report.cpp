@@ -97,7 +97,7 @@ ProbeReport collect(omnirt_host* host, uint64_t host_create_ns) {
     if (omnirt_host_get_candidate(host, i, &c) != OMNIRT_STATUS_OK) continue;
     report.candidates.push_back({c.path, c.real_path, c.source, c.stage, c.loaded != 0, c.status,
                                  c.skipped != 0, c.reason, c.backend_name, c.plugin_abi_version,
-                                 c.load_time_ns});
+                                 c.load_time_ns, c.vet_outcome, c.vet_cached != 0, c.vet_time_ns});
   }
   for (size_t i = 0; i < omnirt_host_backend_count(host); ++i) {
     omnirt_backend* handle = nullptr;

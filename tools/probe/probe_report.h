@@ -61,6 +61,9 @@ struct Candidate {
   std::string backend_name;
   uint32_t abi_version = 0;
   uint64_t load_time_ns = 0;
+  int32_t vet_outcome = OMNIRT_VET_NOT_VETTED;  ///< omnirt_vet_outcome
+  bool vet_cached = false;
+  uint64_t vet_time_ns = 0;
 };
 
 struct SearchDir {

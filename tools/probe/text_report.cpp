@@ -130,11 +130,15 @@ void print_candidates(const ProbeReport& report, std::ostream& out) {
     out << "  (none)\n";
     return;
   }
-  Table table({"PATH", "SOURCE", "BACKEND", "ABI", "REACHED", "STATUS", "LOAD TIME"});
+  Table table({"PATH", "SOURCE", "BACKEND", "ABI", "REACHED", "STATUS", "LOAD TIME", "VETTING"});
   for (const Candidate& c : report.candidates) {
+    std::string vetting = vet_outcome_name(c.vet_outcome);
+    if (c.vet_outcome != OMNIRT_VET_NOT_VETTED) {
+      vetting += c.vet_cached ? " (cached)" : " in " + milliseconds(c.vet_time_ns);
+    }
     table.add_row({c.path, source_name(c.source), c.backend_name.empty() ? "-" : c.backend_name,
                    c.abi_version != 0 ? version_string(c.abi_version) : "-", omnirt_load_stage_name(c.stage),
-                   omnirt_status_name(c.status), milliseconds(c.load_time_ns)});
+                   omnirt_status_name(c.status), milliseconds(c.load_time_ns), vetting});
   }
   table.print(out);
 }

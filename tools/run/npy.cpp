@@ -1,5 +1,6 @@
 #include "npy.h"
 
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -44,12 +45,17 @@ const char* descr_of(DLDataType dtype) {
   return nullptr;
 }
 
+size_t element_size(DLDataType dtype) { return (dtype.bits + 7) / 8; }
+
 }  // namespace
 
 HostTensor read_npy(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) bad(path, "cannot open");
-  std::string data((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  return parse_npy(std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>()), path);
+}
+
+HostTensor parse_npy(const std::string& data, const std::string& path) {
   if (data.size() < kMagicSize + 4 || data.compare(0, kMagicSize, kMagic, kMagicSize) != 0) {
     bad(path, "not a .npy file (bad magic)");
   }
@@ -82,13 +88,19 @@ HostTensor read_npy(const std::string& path) {
   }
   const std::string dims = m[1];
   const std::regex number(R"(\d+)");
+  // Counted with overflow checks: a header may claim any size.
+  size_t want = element_size(tensor.dtype);
   for (auto it = std::sregex_iterator(dims.begin(), dims.end(), number);
        it != std::sregex_iterator(); ++it) {
-    tensor.shape.push_back(std::stoll(it->str()));
+    const std::string digits = it->str();
+    int64_t dim = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), dim);
+    if (error != std::errc() || end != digits.data() + digits.size() ||
+        __builtin_mul_overflow(want, static_cast<uint64_t>(dim), &want)) {
+      bad(path, "shape (" + dims + ") is too large");
+    }
+    tensor.shape.push_back(dim);
   }
-  const std::optional<uint64_t> bytes = compact_bytes(tensor.shape, tensor.dtype);
-  if (!bytes) bad(path, "shape (" + dims + ") is too large: its size does not fit in 64 bits");
-  const size_t want = static_cast<size_t>(*bytes);
   const size_t start = offset + header_len;
   if (data.size() - start < want) {
     bad(path, "truncated data: expected " + std::to_string(want) + " bytes, found " +

@@ -9,6 +9,8 @@
 namespace omnirt::run {
 
 HostTensor read_npy(const std::string& path);
+/// The .npy file whose bytes are `data`; `name` names it in errors.
+HostTensor parse_npy(const std::string& data, const std::string& name);
 void write_npy(const std::string& path, const HostTensor& tensor);
 
 }  // namespace omnirt::run

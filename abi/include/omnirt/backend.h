@@ -31,6 +31,37 @@
  * Errors: a slot that fails returns a non-OK status and should first call
  * host->set_error() (see omnirt_host_services) with a message a user can act
  * on and the vendor's native error code.
+ *
+ * Text (PLUGIN_RULES 13). Every string a plugin hands the host — names,
+ * versions, tags, reasons, messages, log lines — is NUL-terminated UTF-8
+ * (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF)
+ * without control characters (U+0000-U+001F, U+007F-U+009F), and at most
+ * the OMNIRT_TEXT_MAX_* bytes below before its NUL. The host reads every
+ * string with that bound and enforces the rule where the text enters it: a
+ * vtable `name` or `plugin_version` that breaks it rejects the plugin at the
+ * "validate" stage; an op whose name breaks it is ignored; an output_name,
+ * which the host hands on by pointer, is refused (INTERNAL); any other text
+ * is repaired — each byte that is not part of a valid character, and each
+ * byte of a control character, becomes the four characters \xNN (its value
+ * in hex), and text longer than its bound is cut after the last whole
+ * character (or escape) that fits. A character the plugin itself cut in two
+ * at the end of a buffer it filled is dropped.
+ *
+ * Slots (PLUGIN_RULES 14). The host copies the vtable at load and checks it: every
+ * non-NULL slot must point into the plugin's own code (not into another
+ * library, data or unmapped memory), else the plugin is rejected at
+ * "validate" naming the slot. After create, the host asks get_capabilities
+ * once and sets to NULL, in its copy, every optional slot whose capability
+ * bit is clear, so such a slot is never called (the host answers
+ * NOT_SUPPORTED itself). Later answers of get_capabilities may clear a bit
+ * (a lazily loaded SDK turns out to lack the feature: its slots then return
+ * NOT_SUPPORTED) but never set one the first answer did not have.
+ *
+ * Vetting (PLUGIN_RULES 15). Before a host loads a new or changed plugin
+ * file, it loads it the same way in a child process under a time limit; a
+ * plugin that crashes, exits or hangs there is rejected without ever being
+ * loaded into the host's process. So everything up to is_available, and
+ * destroy and dlclose, may run twice, in two processes.
  */
 #ifndef OMNIRT_BACKEND_H_
 #define OMNIRT_BACKEND_H_
@@ -44,6 +75,32 @@ OMNIRT_EXTERN_C_BEGIN
 /** Name of the one symbol a plugin exports. */
 #define OMNIRT_BACKEND_ENTRY_SYMBOL "omnirt_backend_entry"
 
+/*
+ * ABI 1.1. Bounds of text a plugin hands the host, in bytes before the NUL
+ * (see "Text" in the file comment). A string that reaches its bound without
+ * a NUL is "too long" whether or not a NUL follows later: the host never
+ * reads further.
+ */
+/** Backend name ([a-z0-9_]{1,32}). */
+#define OMNIRT_TEXT_MAX_NAME 32
+/** plugin_version. */
+#define OMNIRT_TEXT_MAX_VERSION 64
+/** Tags: capabilities' vendor and module formats (also unavailable ones). */
+#define OMNIRT_TEXT_MAX_TAG 64
+/** Identifiers: op names, op-set names, output names. */
+#define OMNIRT_TEXT_MAX_IDENTIFIER 128
+/**
+ * Messages: is_available reasons, why a module format is unavailable,
+ * set_error messages, log lines, collectives_library.
+ */
+#define OMNIRT_TEXT_MAX_MESSAGE 1024
+/**
+ * ABI 1.1. Longest array the host reads from a plugin: module formats, op
+ * sets, op declarations. A longer count is garbage: capabilities that claim
+ * more module formats reject the plugin; longer op lists are refused.
+ */
+#define OMNIRT_MAX_PLUGIN_LIST 4096
+
 /**
  * Services the host lends to a plugin. Owned by the host; valid from the entry
  * call until the plugin is unloaded. Every function is thread-safe.
@@ -56,14 +113,18 @@ typedef struct omnirt_host_services {
   /**
    * Records the detail of the failure of the slot now running on this thread
    * and returns `status` unchanged, so a slot can `return set_error(...)`.
-   * `message` is copied (may be NULL); `native_code` is the vendor's own error
-   * code, or 0. Calling it from a slot that then returns OK has no effect.
+   * `message` is copied (may be NULL): text of at most
+   * OMNIRT_TEXT_MAX_MESSAGE bytes (longer is cut, invalid bytes escaped);
+   * `native_code` is the vendor's own error code, or 0. Calling it from a
+   * slot that then returns OK has no effect.
    */
   omnirt_status (*set_error)(omnirt_status status, int64_t native_code,
                              const char* message);
   /**
    * Writes a line to the host's log. `level` is an omnirt_log_level; `backend`
-   * is the plugin's name. Strings are copied. Cheap when the level is off.
+   * is the plugin's name. Strings are copied, each read up to
+   * OMNIRT_TEXT_MAX_MESSAGE bytes and repaired like all plugin text (so a
+   * message cannot forge further log lines). Cheap when the level is off.
    */
   void (*log)(int32_t level, const char* backend, const char* message);
 } omnirt_host_services;
@@ -102,7 +163,9 @@ typedef struct omnirt_backend_create_args {
  *
  * Slots marked REQUIRED must be non-NULL or the host rejects the plugin at
  * load ("validate" stage). OPTIONAL slots may be NULL; the host then answers
- * OMNIRT_STATUS_NOT_SUPPORTED itself without calling the plugin.
+ * OMNIRT_STATUS_NOT_SUPPORTED itself without calling the plugin. It does the
+ * same for an optional slot whose capability bit (in parentheses) is clear,
+ * whatever the slot holds. Every non-NULL slot points into the plugin's code.
  *
  * Unless a slot says otherwise: `state` is the value `create` produced; out
  * pointers are non-NULL (the host checks); `device` is in [0, device_count);
@@ -121,7 +184,10 @@ typedef struct omnirt_backend_vtable {
    * libomnirt_backend_<name>.so. Static string.
    */
   const char* name;
-  /** The plugin's own version (semver, "1.4.2"). Static string. */
+  /**
+   * The plugin's own version (semver, "1.4.2"). Static string: text of at
+   * most OMNIRT_TEXT_MAX_VERSION bytes, else the plugin is rejected.
+   */
   const char* plugin_version;
 
   /* --- lifecycle and discovery (REQUIRED) ------------------------------- */
@@ -138,12 +204,19 @@ typedef struct omnirt_backend_vtable {
   /**
    * REQUIRED. Can this backend run here? Cheap, no side effects, never
    * throws. Sets *available to 1 or 0; when 0, writes a NUL-terminated reason
-   * ("libascendcl.so not found") into `reason` (capacity bytes, truncating).
+   * ("libascendcl.so not found") into `reason` (capacity bytes, truncating on
+   * a character boundary; the host offers OMNIRT_TEXT_MAX_MESSAGE + 1).
    * Returns OK whenever it could answer, available or not.
    */
   omnirt_status (*is_available)(omnirt_backend_state* state, int32_t* available,
                                 char* reason, size_t reason_capacity);
-  /** REQUIRED. Fills *caps (the caller sets caps->struct_size). Cheap. */
+  /**
+   * REQUIRED. Fills *caps (the caller sets caps->struct_size). Cheap. The
+   * host asks once after create and keeps the vendor and module formats it
+   * got then; the optional slots of features absent then are never called.
+   * Later answers may clear feature bits, never set new ones; device_count
+   * may change.
+   */
   omnirt_status (*get_capabilities)(omnirt_backend_state* state,
                                     omnirt_capabilities* caps);
   /** REQUIRED. Number of devices; 0 when unavailable. */
@@ -319,19 +392,21 @@ typedef struct omnirt_backend_vtable {
   /* --- OPTIONAL named ops (NAMED_OPS) ----------------------------------- */
 
   /**
-   * OPTIONAL. The op sets this backend declares. *sets points to a
-   * plugin-owned array valid as long as `state`.
+   * OPTIONAL (NAMED_OPS). The op sets this backend declares. *sets points to
+   * a plugin-owned array valid as long as `state`; names are identifiers
+   * (OMNIRT_TEXT_MAX_IDENTIFIER).
    */
   omnirt_status (*list_op_sets)(omnirt_backend_state* state,
                                 const omnirt_op_set** sets, size_t* count);
   /**
-   * OPTIONAL. The ops this backend implements itself. *ops points to a
-   * plugin-owned array valid as long as `state`.
+   * OPTIONAL (NAMED_OPS). The ops this backend implements itself. *ops points
+   * to a plugin-owned array valid as long as `state`. An op whose name is not
+   * valid text of at most OMNIRT_TEXT_MAX_IDENTIFIER bytes is ignored.
    */
   omnirt_status (*list_ops)(omnirt_backend_state* state,
                             const omnirt_op_decl** ops, size_t* count);
   /**
-   * OPTIONAL. Runs named op `name` on DLPack tensors: reads `inputs`, writes
+   * OPTIONAL (NAMED_OPS). Runs named op `name` on DLPack tensors: reads `inputs`, writes
    * into the caller-allocated `outputs` (shapes set by the caller). Unknown
    * op: NOT_FOUND. Attributes are borrowed. Enqueued on `stream` (NULL: the
    * device's default stream) like executable_run: it may return before the
@@ -369,10 +444,10 @@ typedef struct omnirt_backend_vtable {
    * `executable` returned: the key of a dict entry when the module returns a
    * dict, else "". A dict's entries are flattened in ascending byte order of
    * their keys, whatever order the module built it in, so that an output's
-   * position is stable; keys of nested dicts are joined with '.'. *name is a
-   * NUL-terminated UTF-8 string owned by the output: valid until the output's
-   * deleter runs. INVALID_ARGUMENT when `output` did not come from this
-   * executable.
+   * position is stable; keys of nested dicts are joined with '.'. *name is
+   * text of at most OMNIRT_TEXT_MAX_IDENTIFIER bytes owned by the output:
+   * valid until the output's deleter runs.
+   * INVALID_ARGUMENT when `output` did not come from this executable.
    */
   omnirt_status (*output_name)(omnirt_backend_state* state, omnirt_executable* executable,
                                const DLManagedTensor* output, const char** name);
@@ -441,8 +516,9 @@ typedef struct omnirt_backend_vtable {
   omnirt_status (*group_end)(omnirt_backend_state* state);
   /**
    * OPTIONAL (1.1). Writes the collective library and its version, NUL-
-   * terminated UTF-8 ("NCCL 2.21.5", "gloo (TCP)"), into `text`. May load the
-   * library (first real use); UNAVAILABLE with the reason when it is absent.
+   * terminated text ("NCCL 2.21.5", "gloo (TCP)"), into `text` (capacity
+   * bytes, cut on a character boundary). May load the library (first real
+   * use); UNAVAILABLE with the reason when it is absent.
    */
   omnirt_status (*collectives_library)(omnirt_backend_state* state, char* text,
                                        size_t capacity);

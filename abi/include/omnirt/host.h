@@ -74,7 +74,26 @@ OMNIRT_EXPORT const char* omnirt_library_version(void);
 /** Skip the installed plugin directory. */
 #define OMNIRT_HOST_SKIP_INSTALLED_DIR (1u << 1)
 
-/** How to make a host. Every pointer is borrowed for the duration of create. */
+/**
+ * ABI 1.1. Whether plugins are vetted in a child process before they are
+ * loaded into this one (omnirt_host_options::vetting; docs/vetting.md).
+ */
+enum omnirt_vetting {
+  /** Not chosen here: OMNIRT_VETTING, else the configuration's `vetting`, else NEW. */
+  OMNIRT_VETTING_DEFAULT = 0,
+  /** Load every candidate in-process without vetting. */
+  OMNIRT_VETTING_OFF = 1,
+  /** Vet candidates the verdict cache does not know (new or changed files). */
+  OMNIRT_VETTING_NEW = 2,
+  /** Vet every candidate at every host creation; the cache is only written. */
+  OMNIRT_VETTING_ALWAYS = 3
+};
+
+/**
+ * How to make a host. Every pointer is borrowed for the duration of create.
+ * struct_size may be that of ABI 1.0 (40 bytes): the 1.1 fields then take
+ * their defaults.
+ */
 typedef struct omnirt_host_options {
   /** sizeof(omnirt_host_options). */
   size_t struct_size;
@@ -93,6 +112,24 @@ typedef struct omnirt_host_options {
   size_t num_plugin_paths;
   /** OMNIRT_HOST_* flags. */
   uint32_t flags;
+  /* ABI 1.1 (bytes 36-39 are 1.0's tail padding and stay unused). */
+  /**
+   * Directory of the vetting verdict cache, or NULL: OMNIRT_VETTING_CACHE_DIR,
+   * else the configuration's `vetting_cache_dir`, else
+   * $XDG_CACHE_HOME/omnirt, ~/.cache/omnirt, or the passwd home's
+   * .cache/omnirt. Created 0700 when missing; refused (vetting then goes
+   * without a cache) when it or the file in it is writable by others or owned
+   * by another user.
+   */
+  const char* vetting_cache_dir;
+  /** An omnirt_vetting; OMNIRT_VETTING_DEFAULT (0) when zero-initialized. */
+  int32_t vetting;
+  /**
+   * Time limit of one candidate's vetting in milliseconds; 0: OMNIRT_VETTING_TIME_LIMIT_MS,
+   * else the configuration's `vetting_time_limit_ms`, else 10000. A child
+   * still busy then is killed and the candidate rejected with TIMEOUT.
+   */
+  uint32_t vetting_time_limit_ms;
 } omnirt_host_options;
 
 /**
@@ -148,7 +185,7 @@ static inline const char* omnirt_load_stage_name(int32_t stage) {
 typedef struct omnirt_search_dir {
   /** sizeof(omnirt_search_dir). */
   size_t struct_size;
-  /** The directory or file as given. Owned by the host. */
+  /** The directory or file as given (UTF-8; other bytes as \xNN). Owned by the host. */
   const char* path;
   /** An omnirt_path_source. */
   int32_t source;
@@ -158,7 +195,20 @@ typedef struct omnirt_search_dir {
   const char* note;
 } omnirt_search_dir;
 
-/** The diagnostic record of one candidate plugin file. */
+/** ABI 1.1. What vetting in a child process made of a candidate. */
+enum omnirt_vet_outcome {
+  /** Not vetted: vetting is off, the candidate was refused before it, or the helper could not run. */
+  OMNIRT_VET_NOT_VETTED = 0,
+  /** The child loaded it as the host would and exited cleanly; then it was loaded here. */
+  OMNIRT_VET_PASSED = 1,
+  /** The child crashed, exited or ran past the time limit: never loaded here. */
+  OMNIRT_VET_REJECTED = 2
+};
+
+/**
+ * The diagnostic record of one candidate plugin file. Text in it is UTF-8:
+ * bytes of a path that are not (a file name is any bytes) appear as \xNN.
+ */
 typedef struct omnirt_candidate {
   /** sizeof(omnirt_candidate). */
   size_t struct_size;
@@ -185,6 +235,12 @@ typedef struct omnirt_candidate {
   uint32_t plugin_abi_version;
   /** Nanoseconds spent on this candidate (dlopen to is_available). */
   uint64_t load_time_ns;
+  /** ABI 1.1. An omnirt_vet_outcome. */
+  int32_t vet_outcome;
+  /** ABI 1.1. 1 when the outcome came from the verdict cache, not from a child now. */
+  int32_t vet_cached;
+  /** ABI 1.1. Nanoseconds the vetting child took (the cached figure when vet_cached). */
+  uint64_t vet_time_ns;
   /**
    * ABI 1.1. 1 when the file was left unloaded by choice, not for a fault:
    * the same file was found earlier on the search path, the configuration's
@@ -222,7 +278,7 @@ typedef struct omnirt_backend_info {
   const char* plugin_version;
   /** Packed ABI version the plugin implements. */
   uint32_t abi_version;
-  /** Path of the plugin file. Owned by the host. */
+  /** Path of the plugin file (UTF-8; other bytes as \xNN). Owned by the host. */
   const char* path;
   /** 1 if available here. */
   int32_t available;

@@ -143,7 +143,9 @@ enum omnirt_reduce_op {
 /**
  * ABI 1.1. A module format a backend knows of but cannot load here, and why
  * (omnirt_capabilities::unavailable_module_formats). Both strings are owned
- * by the plugin and live as long as the backend state; neither is NULL.
+ * by the plugin and live as long as the backend state; neither is NULL. The
+ * format is text of at most OMNIRT_TEXT_MAX_TAG bytes, the reason of at most
+ * OMNIRT_TEXT_MAX_MESSAGE (backend.h, "Text").
  */
 typedef struct omnirt_module_format_unavailable {
   /** Format tag, e.g. "aoti". */
@@ -173,16 +175,19 @@ typedef struct omnirt_capabilities {
   /**
    * Short vendor tag, e.g. "cpu", "nvidia", "huawei-ascend", "cambricon". For
    * kDLExtDev backends this tag says whose memory a DLTensor points to.
-   * Static string owned by the plugin; never NULL.
+   * Static string owned by the plugin; never NULL. Text of at most
+   * OMNIRT_TEXT_MAX_TAG bytes (backend.h, "Text").
    */
   const char* vendor;
   /**
    * Module formats the engine accepts (e.g. "torchscript"). Array and strings
    * are owned by the plugin and live as long as the backend state. May be
-   * NULL when num_module_formats is 0.
+   * NULL when num_module_formats is 0. Each is text of at most
+   * OMNIRT_TEXT_MAX_TAG bytes. (From omnirt_get_capabilities: host-owned
+   * copies, valid as long as the host.)
    */
   const char* const* module_formats;
-  /** Length of module_formats. */
+  /** Length of module_formats; at most OMNIRT_MAX_PLUGIN_LIST (backend.h). */
   size_t num_module_formats;
   /**
    * ABI 1.1. Module formats the backend knows of but cannot load here, each
@@ -194,7 +199,7 @@ typedef struct omnirt_capabilities {
    * plugin of ABI 1.0.
    */
   const omnirt_module_format_unavailable* unavailable_module_formats;
-  /** ABI 1.1. Length of unavailable_module_formats. */
+  /** ABI 1.1. Length of unavailable_module_formats; at most OMNIRT_MAX_PLUGIN_LIST. */
   size_t num_unavailable_module_formats;
 } omnirt_capabilities;
 
@@ -277,7 +282,7 @@ typedef struct omnirt_module_source {
 
 /** A named set of ops at a version ("omnirt.nn", 1). */
 typedef struct omnirt_op_set {
-  /** Static string owned by the plugin. */
+  /** Static string owned by the plugin; at most OMNIRT_TEXT_MAX_IDENTIFIER bytes. */
   const char* name;
   /** Version of the op set. */
   int32_t version;
@@ -285,9 +290,12 @@ typedef struct omnirt_op_set {
 
 /** One named op a backend implements. Arrays of these are plugin-owned. */
 typedef struct omnirt_op_decl {
-  /** Op name, e.g. "rms_norm". Static string owned by the plugin. */
+  /**
+   * Op name, e.g. "rms_norm". Static string owned by the plugin; at most
+   * OMNIRT_TEXT_MAX_IDENTIFIER bytes.
+   */
   const char* name;
-  /** Name of the op set the op belongs to. */
+  /** Name of the op set the op belongs to (same bound). */
   const char* op_set;
   /** Number of input tensors the op takes. */
   int32_t num_inputs;

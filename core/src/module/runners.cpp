@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "plugin_call.h"
+#include "plugin_text.h"
 
 namespace omnirt::wrap {
 namespace {
@@ -32,8 +33,16 @@ class ExecutableRunner final : public Runner {
     if (!names_outputs_ || backend_.vtable.output_name == nullptr) return OMNIRT_STATUS_OK;
     const omnirt_status status =
         call_slot<&V::output_name>(backend_, "output_name", executable_, output, name);
-    if (status == OMNIRT_STATUS_OK && *name == nullptr) *name = "";
-    return status;
+    if (status != OMNIRT_STATUS_OK) return status;
+    if (*name == nullptr) *name = "";
+    // Handed on by pointer, so it cannot be repaired: refused instead.
+    const PluginText text = read_plugin_text(*name, OMNIRT_TEXT_MAX_IDENTIFIER);
+    if (text.clean()) return OMNIRT_STATUS_OK;
+    *name = "";
+    return fail(OMNIRT_STATUS_INTERNAL, backend_.name,
+                "backend '{}': output_name gave '{}'{}, which is not UTF-8 text of at most {} bytes "
+                "(PLUGIN_RULES 13)",
+                backend_.name, text.text, text.cut ? "..." : "", OMNIRT_TEXT_MAX_IDENTIFIER);
   }
 
  private:

@@ -3,6 +3,7 @@
 #include "error.h"
 #include "host.h"
 #include "plugin_call.h"
+#include "plugin_text.h"
 
 namespace omnirt::ops {
 namespace {
@@ -23,12 +24,16 @@ std::vector<omnirt_op_decl> own_ops(omnirt_backend& backend) {
   const omnirt_op_decl* decls = nullptr;
   size_t count = 0;
   if (call_slot<&V::list_ops>(backend, "list_ops", &decls, &count) != OMNIRT_STATUS_OK ||
-      decls == nullptr) {
+      decls == nullptr || count > OMNIRT_MAX_PLUGIN_LIST) {
     return {};
   }
   std::vector<omnirt_op_decl> result;
   for (size_t i = 0; i < count; ++i) {
-    if (decls[i].name != nullptr) result.push_back(decls[i]);
+    // Only an op named by valid text can be asked for by name (the host
+    // compares names, and hands them out through omnirt_list_overridden_ops).
+    if (decls[i].name != nullptr && read_plugin_text(decls[i].name, OMNIRT_TEXT_MAX_IDENTIFIER).clean()) {
+      result.push_back(decls[i]);
+    }
   }
   return result;
 }

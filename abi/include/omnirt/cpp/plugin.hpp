@@ -27,6 +27,7 @@
 #include <utility>
 
 #include "omnirt/backend.h"
+#include "omnirt/cpp/utf8.hpp"
 
 namespace omnirt::plugin {
 
@@ -149,18 +150,9 @@ void copy_sized(T* dst, const T& src) noexcept {
   dst->struct_size = caller_size;
 }
 
-// Copies `text` NUL-terminated into `dst` (capacity bytes), truncated, when
-// it does not fit, at the last UTF-8 character boundary that does.
-inline void copy_text(char* dst, size_t capacity, const std::string& text) noexcept {
-  if (dst == nullptr || capacity == 0) return;
-  size_t n = text.size() < capacity - 1 ? text.size() : capacity - 1;
-  if (n < text.size()) {
-    // Back up over continuation bytes (10xxxxxx) to the start of the cut character.
-    while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
-  }
-  std::memcpy(dst, text.data(), n);
-  dst[n] = '\0';
-}
+// Text copied into the host's buffers (a reason, the collective library) is
+// cut on a UTF-8 character boundary when it does not fit.
+using omnirt::utf8::copy_text;
 
 template <class T>
 T sized() noexcept {
