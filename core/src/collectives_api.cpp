@@ -133,6 +133,11 @@ omnirt_status omnirt_recv(omnirt_backend* backend, omnirt_comm* comm, void* buff
   return call_slot<&V::recv>(*backend, "recv", comm, buffer, count, dtype, peer, stream);
 }
 
+omnirt_status omnirt_comm_get_async_error(omnirt_backend* backend, omnirt_comm* comm) {
+  OMNIRT_RETURN_IF_ERROR(require_collective(backend, comm, "omnirt_comm_get_async_error"));
+  return call_slot<&V::comm_get_async_error>(*backend, "comm_get_async_error", comm);
+}
+
 omnirt_status omnirt_group_start(omnirt_backend* backend) {
   OMNIRT_RETURN_IF_ERROR(require_usable(backend, "omnirt_group_start"));
   return call_slot<&V::group_start>(*backend, "group_start");
