@@ -36,7 +36,7 @@ std::string check_broadcast(const RankContext& c, int32_t dtype, size_t count, i
 std::string check_send_recv_ring(const RankContext& c, int32_t dtype, size_t count);
 
 /// Every collective with every dtype (and every reduction of it) at each of
-/// `counts`; "" or the first failure.
+/// `counts` (send/recv from 2 ranks up); "" or the first failure.
 std::string check_every_collective(const RankContext& c, const std::vector<size_t>& counts);
 
 }  // namespace omnirt_test

@@ -191,8 +191,8 @@ std::pair<omnirt_status, std::string> GlooComm::diagnose_collective(const omnirt
   if (!missing.empty()) {
     return {OMNIRT_STATUS_TIMEOUT,
             what + " failed: " + plugin_common::rank_list(missing) + " of " +
-                std::to_string(rendezvous_.nranks()) + " did not join it within " +
-                std::to_string(op_timeout_.count()) + " ms (exited, or stuck before it)" +
+                std::to_string(rendezvous_.nranks()) + " did not join it (gone, or not there within " +
+                std::to_string(op_timeout_.count()) + " ms)" +
                 disagreement + " (gloo: " + cause + ")"};
   }
   if (!disagreement.empty()) {
