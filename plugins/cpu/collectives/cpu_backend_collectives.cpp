@@ -3,25 +3,8 @@
 #include "cpu_backend.h"
 
 namespace omnirt::cpu {
-namespace {
 
-using plugin_common::Collective;
 using plugin_common::CollectiveKind;
-
-Collective collective(CollectiveKind kind, const void* send, void* recv, size_t count,
-                      int32_t dtype, int32_t op, int32_t peer) {
-  Collective c;
-  c.kind = kind;
-  c.send = send;
-  c.recv = recv;
-  c.count = count;
-  c.dtype = dtype;
-  c.op = op;
-  c.peer = peer;
-  return c;
-}
-
-}  // namespace
 
 omnirt_comm* CpuBackend::comm_create(const omnirt_comm_create_args& args) {
   CpuDevice::check_index(args.device);
@@ -39,39 +22,39 @@ void CpuBackend::comm_get_async_error(omnirt_comm* comm) { collectives_.throw_if
 
 void CpuBackend::all_reduce(omnirt_comm* comm, const void* send, void* recv, size_t count,
                             int32_t dtype, int32_t op, omnirt_stream* stream) {
-  collectives_.submit(comm, collective(CollectiveKind::kAllReduce, send, recv, count, dtype, op, -1),
+  collectives_.submit(comm, {CollectiveKind::kAllReduce, send, recv, count, dtype, op, -1},
                       stream_for_collective(stream));
 }
 
 void CpuBackend::all_gather(omnirt_comm* comm, const void* send, void* recv, size_t send_count,
                             int32_t dtype, omnirt_stream* stream) {
   collectives_.submit(comm,
-                      collective(CollectiveKind::kAllGather, send, recv, send_count, dtype, 0, -1),
+                      {CollectiveKind::kAllGather, send, recv, send_count, dtype, 0, -1},
                       stream_for_collective(stream));
 }
 
 void CpuBackend::reduce_scatter(omnirt_comm* comm, const void* send, void* recv, size_t recv_count,
                                 int32_t dtype, int32_t op, omnirt_stream* stream) {
   collectives_.submit(
-      comm, collective(CollectiveKind::kReduceScatter, send, recv, recv_count, dtype, op, -1),
+      comm, {CollectiveKind::kReduceScatter, send, recv, recv_count, dtype, op, -1},
       stream_for_collective(stream));
 }
 
 void CpuBackend::broadcast(omnirt_comm* comm, const void* send, void* recv, size_t count,
                            int32_t dtype, int32_t root, omnirt_stream* stream) {
-  collectives_.submit(comm, collective(CollectiveKind::kBroadcast, send, recv, count, dtype, 0, root),
+  collectives_.submit(comm, {CollectiveKind::kBroadcast, send, recv, count, dtype, 0, root},
                       stream_for_collective(stream));
 }
 
 void CpuBackend::send(omnirt_comm* comm, const void* buffer, size_t count, int32_t dtype,
                       int32_t peer, omnirt_stream* stream) {
-  collectives_.submit(comm, collective(CollectiveKind::kSend, buffer, nullptr, count, dtype, 0, peer),
+  collectives_.submit(comm, {CollectiveKind::kSend, buffer, nullptr, count, dtype, 0, peer},
                       stream_for_collective(stream));
 }
 
 void CpuBackend::recv(omnirt_comm* comm, void* buffer, size_t count, int32_t dtype, int32_t peer,
                       omnirt_stream* stream) {
-  collectives_.submit(comm, collective(CollectiveKind::kRecv, nullptr, buffer, count, dtype, 0, peer),
+  collectives_.submit(comm, {CollectiveKind::kRecv, nullptr, buffer, count, dtype, 0, peer},
                       stream_for_collective(stream));
 }
 

@@ -1,22 +1,18 @@
 #include "cpu_collectives.h"
 
-#include <unordered_map>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "cpu_group.h"
+#include "omnirt_plugin_common/thread_groups.h"
 
 namespace omnirt::cpu {
 namespace {
 
 constexpr size_t kMessageCapacity = 2048;
 
-// The calling thread's open groups, one per backend instance.
-struct OpenGroup {
-  int depth = 0;
-  std::vector<IssuedOp> ops;
-};
-thread_local std::unordered_map<const CpuCollectives*, OpenGroup> t_open_groups;
+using Groups = plugin_common::ThreadGroups<IssuedOp>;
 
 }  // namespace
 
@@ -74,9 +70,8 @@ void CpuCollectives::submit(omnirt_comm* handle, const plugin_common::Collective
                      " on a capturing stream is not supported (a replay would repeat its number)");
   }
   const omnirt_cpu_gloo_op op = comm->issue(c);
-  auto open = t_open_groups.find(this);
-  if (open != t_open_groups.end()) {
-    open->second.ops.push_back({std::move(comm), op, stream});
+  if (std::vector<IssuedOp>* group = Groups::entries(this)) {
+    group->push_back({std::move(comm), op, stream});
     return;
   }
   if (stream == nullptr) {
@@ -94,17 +89,12 @@ void CpuCollectives::submit(omnirt_comm* handle, const plugin_common::Collective
   });
 }
 
-void CpuCollectives::group_start() { ++t_open_groups[this].depth; }
+void CpuCollectives::group_start() { Groups::start(this); }
 
 void CpuCollectives::group_end() {
-  auto open = t_open_groups.find(this);
-  if (open == t_open_groups.end()) {
-    plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT, "cpu: group_end without a group_start on this thread");
+  if (std::optional<std::vector<IssuedOp>> ops = Groups::end(this, "cpu")) {
+    launch_group(std::move(*ops), *default_stream_);
   }
-  if (--open->second.depth > 0) return;
-  std::vector<IssuedOp> ops = std::move(open->second.ops);
-  t_open_groups.erase(open);
-  launch_group(std::move(ops), *default_stream_);
 }
 
 }  // namespace omnirt::cpu

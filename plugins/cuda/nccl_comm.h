@@ -1,0 +1,111 @@
+// One rank's NCCL communicator. Made non-blocking (ncclConfig blocking = 0),
+// so that connecting, launching and finalizing all end at a deadline instead
+// of hanging; what NCCL cannot bound itself (a collective whose peer never
+// joins spins on the GPU forever) is bounded by markers: an event recorded
+// after each collective, which the watchdog (nccl_watchdog.h) expects to
+// complete within the communicator's time limit. A failure (a late marker,
+// an asynchronous NCCL error) aborts the communicator, which ends its
+// kernels, and is kept: every later call returns it.
+#ifndef OMNIRT_PLUGINS_CUDA_NCCL_COMM_H_
+#define OMNIRT_PLUGINS_CUDA_NCCL_COMM_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "nccl_library.h"
+
+namespace omnirt::cuda {
+
+class NcclComm {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  /// Rank args.rank of args.nranks on args.device, meeting through args.store:
+  /// rank 0's unique id is shared there. Blocks until connected; TIMEOUT
+  /// naming the ranks that never arrived, or saying NCCL did not connect.
+  static std::shared_ptr<NcclComm> create(NcclLibrary& nccl, const Symbols& cuda,
+                                          const omnirt_comm_create_args& args);
+  /// One rank per device of this process (the group form of ncclCommInitAll).
+  static std::vector<std::shared_ptr<NcclComm>> create_local(NcclLibrary& nccl, const Symbols& cuda,
+                                                             const int32_t* devices, size_t count);
+
+  NcclComm(NcclLibrary& nccl, const Symbols& cuda, ncclComm_t handle, int device, int rank,
+           int nranks, uint32_t timeout_ms);
+  /// close(), ignoring its failure.
+  ~NcclComm();
+  NcclComm(const NcclComm&) = delete;
+  NcclComm& operator=(const NcclComm&) = delete;
+
+  int device() const { return device_; }
+  int rank() const { return rank_; }
+  int nranks() const { return nranks_; }
+  uint32_t timeout_ms() const { return timeout_ms_; }
+  /// The number of the next collective, for messages.
+  uint64_t next_sequence() { return sequence_.fetch_add(1); }
+
+  /// Calls `enqueue(handle)` (one NCCL call, on this communicator's device)
+  /// unless the communicator failed; waits out ncclInProgress until the
+  /// deadline. Throws the failure.
+  template <class Enqueue>
+  void call(const char* name, Enqueue&& enqueue) {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    throw_if_failed_locked();
+    const ncclResult_t result = enqueue(handle_);
+    if (result == ncclInProgress) return wait_ready_locked(name);
+    nccl_.check(result, name, handle_);
+  }
+  /// Waits until NCCL finished launching this communicator's work, for a
+  /// group's ncclGroupEnd that answered ncclInProgress.
+  void wait_ready(const char* what);
+  /// Records a marker after the work just enqueued on `stream`, which must
+  /// complete within the time limit. Not on a capturing stream (a captured
+  /// event cannot be waited for): there NCCL's own errors still count.
+  void track(cudaStream_t stream, const std::string& what);
+  /// The watchdog's look: NCCL's asynchronous error, then the oldest markers.
+  void inspect();
+  /// Throws the failure that broke this communicator, if any.
+  void throw_if_failed() const;
+  /// Finalizes (flushing the enqueued work) and destroys the NCCL
+  /// communicator within the time limit; else aborts it and throws TIMEOUT.
+  /// Once closed, or after a failure aborted it, does nothing.
+  void close();
+
+ private:
+  void throw_if_failed_locked() const;
+  void wait_ready_locked(const char* what);
+  // Keeps the first failure and aborts the communicator (its kernels end).
+  void fail(omnirt_status status, const std::string& message);
+
+  struct Marker {
+    cudaEvent_t event;
+    Clock::time_point deadline;
+    std::string what;
+  };
+
+  NcclLibrary& nccl_;
+  const Symbols& cuda_;
+  const int device_;
+  const int rank_;
+  const int nranks_;
+  const uint32_t timeout_ms_;
+  std::atomic<uint64_t> sequence_{0};
+  // Shared by NCCL calls, exclusive for the abort that frees the handle.
+  mutable std::shared_mutex mutex_;
+  ncclComm_t handle_;  // null once aborted
+  omnirt_status failure_ = OMNIRT_STATUS_OK;
+  std::string failure_message_;
+  std::mutex markers_mutex_;
+  std::deque<Marker> markers_;
+  std::vector<cudaEvent_t> spare_events_;
+};
+
+}  // namespace omnirt::cuda
+
+#endif  // OMNIRT_PLUGINS_CUDA_NCCL_COMM_H_
