@@ -92,7 +92,7 @@ void CudaCollectives::submit(const Symbols& cuda, omnirt_comm* handle, const Col
   const NcclShape s = shape_of(c);
   const cudaStream_t cs = cuda_stream(stream);
   const NcclSymbols& api = nccl_.get();
-  const std::string what = c.describe() + " #" + std::to_string(comm->next_sequence());
+  const uint64_t sequence = comm->next_sequence();
   DeviceGuard guard(cuda, comm->device());
   switch (c.kind) {
     case CollectiveKind::kAllReduce:
@@ -124,9 +124,9 @@ void CudaCollectives::submit(const Symbols& cuda, omnirt_comm* handle, const Col
   }
   // In a group NCCL launches at group_end: the marker must follow that.
   if (std::vector<Issued>* group = Groups::entries(this)) {
-    group->push_back({comm, cs, what});
+    group->push_back({comm, cs, c, sequence});
   } else {
-    comm->track(cs, what);
+    comm->note(cs, c, sequence);
   }
 }
 
@@ -146,7 +146,7 @@ void CudaCollectives::group_end() {
     i.comm->wait_ready("ncclGroupEnd");  // non-blocking communicators launch after it returns
     launched.push_back(i.comm.get());
   }
-  for (const Issued& i : *issued) i.comm->track(i.stream, i.what);
+  for (const Issued& i : *issued) i.comm->note(i.stream, i.collective, i.sequence);
 }
 
 // CudaBackend's slots.

@@ -46,11 +46,12 @@ class CudaCollectives {
   void group_end();
 
   /// What group_end still owes a collective issued inside a group: waiting
-  /// for its launch, and its marker.
+  /// for its launch, and noting it for the watchdog.
   struct Issued {
     std::shared_ptr<NcclComm> comm;
     cudaStream_t stream;
-    std::string what;
+    plugin_common::Collective collective;
+    uint64_t sequence;
   };
 
  private:

@@ -182,26 +182,12 @@ void NcclComm::wait_ready_locked(const char* what) {
   nccl_.check(state, what, handle_);
 }
 
-void NcclComm::track(cudaStream_t stream, const std::string& what) {
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  if (cuda_.cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone) {
-    cuda_.cudaGetLastError();
-    return;
+void NcclComm::note(cudaStream_t stream, const plugin_common::Collective& c, uint64_t sequence) {
+  std::lock_guard<std::mutex> lock(noted_mutex_);
+  for (const Noted& n : noted_) {
+    if (n.stream == stream) return;  // its marker will follow this work too
   }
-  std::lock_guard<std::mutex> lock(markers_mutex_);
-  cudaEvent_t event = nullptr;
-  if (!spare_events_.empty()) {
-    event = spare_events_.back();
-    spare_events_.pop_back();
-  } else {
-    OMNIRT_CUDA_CALL(cuda_, cudaEventCreateWithFlags, &event, cudaEventDisableTiming);
-  }
-  const cudaError_t recorded = cuda_.cudaEventRecord(event, stream);
-  if (recorded != cudaSuccess) {
-    spare_events_.push_back(event);
-    check(cuda_, recorded, "cudaEventRecord");
-  }
-  markers_.push_back({event, Clock::now() + milliseconds(timeout_ms_), what});
+  noted_.push_back({stream, Clock::now(), c, sequence});
 }
 
 void NcclComm::inspect() {
@@ -218,9 +204,46 @@ void NcclComm::inspect() {
                                    " (a peer failed or left; NCCL does not tell which rank)");
     }
   }
+  DeviceGuard guard(cuda_, device_);
+  place_markers();
+  check_markers();
+}
+
+void NcclComm::place_markers() {
+  std::vector<Noted> noted;
+  {
+    std::lock_guard<std::mutex> lock(noted_mutex_);
+    noted.swap(noted_);
+  }
+  std::lock_guard<std::mutex> lock(markers_mutex_);
+  for (const Noted& n : noted) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (cuda_.cudaStreamIsCapturing(n.stream, &capture) != cudaSuccess ||
+        capture != cudaStreamCaptureStatusNone) {
+      cuda_.cudaGetLastError();
+      continue;
+    }
+    cudaEvent_t event = nullptr;
+    if (!spare_events_.empty()) {
+      event = spare_events_.back();
+      spare_events_.pop_back();
+    } else if (cuda_.cudaEventCreateWithFlags(&event, cudaEventDisableTiming) != cudaSuccess) {
+      cuda_.cudaGetLastError();
+      continue;
+    }
+    if (cuda_.cudaEventRecord(event, n.stream) != cudaSuccess) {  // the stream is gone: nothing to wait for
+      cuda_.cudaGetLastError();
+      spare_events_.push_back(event);
+      continue;
+    }
+    markers_.push_back({event, n.since + milliseconds(timeout_ms_),
+                        n.first.describe() + " #" + std::to_string(n.sequence)});
+  }
+}
+
+void NcclComm::check_markers() {
   std::string late;
   {
-    DeviceGuard guard(cuda_, device_);
     std::lock_guard<std::mutex> lock(markers_mutex_);
     while (!markers_.empty()) {
       const Marker& oldest = markers_.front();
@@ -235,8 +258,8 @@ void NcclComm::inspect() {
     }
   }
   if (!late.empty()) {
-    fail(OMNIRT_STATUS_TIMEOUT, "cuda: " + late + " on rank " + std::to_string(rank_) + " of " +
-                                    std::to_string(nranks_) + " did not complete within " +
+    fail(OMNIRT_STATUS_TIMEOUT, "cuda: " + late + " (or work after it) on rank " + std::to_string(rank_) +
+                                    " of " + std::to_string(nranks_) + " did not complete within " +
                                     std::to_string(timeout_ms_) +
                                     " ms: a rank did not join it, or joined with another count or "
                                     "dtype (NCCL does not tell which rank); the communicator is aborted");

@@ -1,11 +1,13 @@
 // One rank's NCCL communicator. Made non-blocking (ncclConfig blocking = 0),
 // so that connecting, launching and finalizing all end at a deadline instead
-// of hanging; what NCCL cannot bound itself (a collective whose peer never
-// joins spins on the GPU forever) is bounded by markers: an event recorded
-// after each collective, which the watchdog (nccl_watchdog.h) expects to
-// complete within the communicator's time limit. A failure (a late marker,
-// an asynchronous NCCL error) aborts the communicator, which ends its
-// kernels, and is kept: every later call returns it.
+// of hanging. What NCCL cannot bound itself (a collective whose peer never
+// joins spins on the GPU forever) is bounded by markers: a collective notes
+// its stream (a mutex and a store: the launch path stays NCCL's), and the
+// watchdog (nccl_watchdog.h) records an event on each noted stream, which
+// must complete within the time limit counted from the first collective it
+// covers. A failure (a late marker, an asynchronous NCCL error) aborts the
+// communicator, which ends its kernels, and is kept: every later call
+// returns it.
 #ifndef OMNIRT_PLUGINS_CUDA_NCCL_COMM_H_
 #define OMNIRT_PLUGINS_CUDA_NCCL_COMM_H_
 
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "nccl_library.h"
+#include "omnirt_plugin_common/collectives.h"
 
 namespace omnirt::cuda {
 
@@ -64,11 +67,12 @@ class NcclComm {
   /// Waits until NCCL finished launching this communicator's work, for a
   /// group's ncclGroupEnd that answered ncclInProgress.
   void wait_ready(const char* what);
-  /// Records a marker after the work just enqueued on `stream`, which must
-  /// complete within the time limit. Not on a capturing stream (a captured
-  /// event cannot be waited for): there NCCL's own errors still count.
-  void track(cudaStream_t stream, const std::string& what);
-  /// The watchdog's look: NCCL's asynchronous error, then the oldest markers.
+  /// Notes that `c` (number `sequence`) was just enqueued on `stream`: the
+  /// watchdog's next marker on that stream covers it.
+  void note(cudaStream_t stream, const plugin_common::Collective& c, uint64_t sequence);
+  /// The watchdog's look: NCCL's asynchronous error; a marker on every noted
+  /// stream (not a capturing one: captured work does not run now); whether
+  /// the oldest markers are late.
   void inspect();
   /// Throws the failure that broke this communicator, if any.
   void throw_if_failed() const;
@@ -83,11 +87,20 @@ class NcclComm {
   // Keeps the first failure and aborts the communicator (its kernels end).
   void fail(omnirt_status status, const std::string& message);
 
+  // Work noted on a stream since the last marker there: its first collective.
+  struct Noted {
+    cudaStream_t stream;
+    Clock::time_point since;
+    plugin_common::Collective first;
+    uint64_t sequence;
+  };
   struct Marker {
     cudaEvent_t event;
     Clock::time_point deadline;
     std::string what;
   };
+  void place_markers();
+  void check_markers();
 
   NcclLibrary& nccl_;
   const Symbols& cuda_;
@@ -101,7 +114,9 @@ class NcclComm {
   ncclComm_t handle_;  // null once aborted
   omnirt_status failure_ = OMNIRT_STATUS_OK;
   std::string failure_message_;
-  std::mutex markers_mutex_;
+  std::mutex noted_mutex_;
+  std::vector<Noted> noted_;
+  std::mutex markers_mutex_;  // the watchdog's, and the destructor's
   std::deque<Marker> markers_;
   std::vector<cudaEvent_t> spare_events_;
 };

@@ -151,10 +151,36 @@ std::string check_send_recv_ring(const RankContext& c, int32_t dtype, size_t cou
                         [&](size_t i) { return input_value(dtype, -1, previous, i); }, what);
 }
 
-std::string check_every_collective(const RankContext& c, const std::vector<size_t>& counts) {
+namespace {
+
+// "" when the backend refuses to reduce `dtype` with `op` as NOT_SUPPORTED.
+std::string check_refused(const RankContext& c, int32_t dtype, int32_t op) {
+  const std::string what = name("all_reduce and reduce_scatter", dtype, 1, op);
+  const size_t bytes = element_size(dtype) * size_t(c.nranks);
+  Buffer send(c, bytes), recv(c, bytes);
+  if (send.status() != OMNIRT_STATUS_OK || recv.status() != OMNIRT_STATUS_OK) return what + ": omnirt_malloc failed";
+  const omnirt_status reduced = omnirt_all_reduce(c.backend, c.comm, send.data(), recv.data(), 1, dtype, op, c.stream);
+  const omnirt_status scattered =
+      omnirt_reduce_scatter(c.backend, c.comm, send.data(), recv.data(), 1, dtype, op, c.stream);
+  if (reduced != OMNIRT_STATUS_NOT_SUPPORTED || scattered != OMNIRT_STATUS_NOT_SUPPORTED) {
+    return what + ": answered " + omnirt_status_name(reduced) + " and " + omnirt_status_name(scattered) +
+           ", not NOT_SUPPORTED";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string check_every_collective(const RankContext& c, const std::vector<size_t>& counts,
+                                   const Reducible& reducible) {
   for (size_t count : counts) {
     for (int32_t dtype : all_dtypes()) {
       for (int32_t op : reductions_of(dtype)) {
+        if (reducible && !reducible(dtype, op)) {
+          std::string why = check_refused(c, dtype, op);
+          if (!why.empty()) return why;
+          continue;
+        }
         for (const std::string& why : {check_all_reduce(c, dtype, op, count),
                                        check_reduce_scatter(c, dtype, op, count)}) {
           if (!why.empty()) return why;

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,9 +36,14 @@ std::string check_broadcast(const RankContext& c, int32_t dtype, size_t count, i
 /// Every rank sends to the next and receives from the previous, in a group.
 std::string check_send_recv_ring(const RankContext& c, int32_t dtype, size_t count);
 
+/// Whether a backend's library reduces `dtype` with `op` (NCCL has no i16).
+using Reducible = std::function<bool(int32_t dtype, int32_t op)>;
+
 /// Every collective with every dtype (and every reduction of it) at each of
-/// `counts` (send/recv from 2 ranks up); "" or the first failure.
-std::string check_every_collective(const RankContext& c, const std::vector<size_t>& counts);
+/// `counts` (send/recv from 2 ranks up); "" or the first failure. A pair
+/// `reducible` rejects must answer NOT_SUPPORTED instead (null: all reduce).
+std::string check_every_collective(const RankContext& c, const std::vector<size_t>& counts,
+                                   const Reducible& reducible = nullptr);
 
 }  // namespace omnirt_test
 
