@@ -149,7 +149,8 @@ bench() {
   local dir
   for b in allocator_core alloc memcpy module; do
     if dir=$(built "bin/cuda_${b}_bench"); then
-      run "bench_$b.txt" 200 "$dir/bin/cuda_${b}_bench" --benchmark_repetitions=5 \
+      # Both allocator benchmarks share a log: OUT holds at most 8 files.
+      run "bench_${b/allocator_core/alloc}.txt" 200 "$dir/bin/cuda_${b}_bench" --benchmark_repetitions=5 \
         --benchmark_report_aggregates_only=true --benchmark_counters_tabular=true
     else
       say "cuda_${b}_bench was not built"
