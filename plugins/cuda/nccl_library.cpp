@@ -61,54 +61,36 @@ std::string version_text(int code) {
          std::to_string(code % 100);
 }
 
+// NCCL_VERSION_CODE of the loaded library.
+int version_of(const NcclSymbols& api) {
+  int version = 0;
+  api.ncclGetVersion(&version);
+  return version;
+}
+
 }  // namespace
 
-NcclLibrary::NcclLibrary(const std::string& explicit_path) : locator_(nccl_locator(explicit_path)) {}
-
-bool NcclLibrary::present() const {
-  found_once_([this] { found_ = already_loaded(kNcclFile) || locator_.find().has_value(); });
-  return found_;
-}
-
-const NcclSymbols& NcclLibrary::get() {
-  loaded_once_([this] { load(); });
-  if (!error_.empty()) plugin::fail(OMNIRT_STATUS_UNAVAILABLE, "cuda: collectives: " + error_);
-  return api_;
-}
-
-void NcclLibrary::load() {
-  std::string why;
-  // Already in the process (libtorch's): that copy, so both agree on state.
-  library_ = already_loaded(kNcclFile) ? plugin_common::DynamicLibrary::open(kNcclFile, &why)
-                                       : locator_.open(&why);
-  if (!library_) {
-    error_ = "NCCL could not be loaded: " + why +
-             " (install PyTorch's nvidia-nccl wheel or libnccl2, or set backend option nccl_library)";
-    return;
-  }
-  plugin_common::SymbolResolver symbols(library_);
-  api_.resolve(symbols);
-  const std::string missing = symbols.missing_required();
-  int version = 0;
-  if (missing.empty()) api_.ncclGetVersion(&version);
-  if (!missing.empty() || version < kOldestVersion) {
-    error_ = library_.path() + " is older than NCCL 2.14, the first with non-blocking communicators" +
-             (missing.empty() ? " (it is " + version_text(version) + ")" : " (it lacks " + missing + ")");
-    return;
-  }
-  version_ = version;
-}
+NcclLibrary::NcclLibrary(const std::string& explicit_path)
+    : library_("cuda: collectives", nccl_locator(explicit_path),
+               "install PyTorch's nvidia-nccl wheel or libnccl2, or set backend option nccl_library",
+               [](const NcclSymbols& api, const plugin_common::DynamicLibrary& library) {
+                 const int version = version_of(api);
+                 if (version >= kOldestVersion) return std::string();
+                 return library.path() + " is NCCL " + version_text(version) +
+                        ", older than 2.14, the first with non-blocking communicators";
+               }) {}
 
 std::string NcclLibrary::describe() {
-  get();
-  return "NCCL " + version_text(version_) + " (" + library_.path() + ")";
+  const int version = version_of(get());
+  return "NCCL " + version_text(version) + " (" + library_.path() + ")";
 }
 
 void NcclLibrary::check(ncclResult_t result, const char* call, ncclComm_t comm) {
   if (result == ncclSuccess) return;
-  std::string text = api_.ncclGetErrorString(result);
-  if (comm != nullptr && api_.ncclGetLastError != nullptr) {
-    const char* last = api_.ncclGetLastError(comm);
+  const NcclSymbols& api = get();
+  std::string text = api.ncclGetErrorString(result);
+  if (comm != nullptr && api.ncclGetLastError != nullptr) {
+    const char* last = api.ncclGetLastError(comm);
     if (last != nullptr && last[0] != '\0') text += ": " + std::string(last);
   }
   plugin_common::fail_vendor("cuda", call, nccl_code(result), text);

@@ -12,9 +12,7 @@
 
 #include "nccl_api.h"
 #include "omnirt/cpp/plugin.hpp"
-#include "omnirt_plugin_common/dynamic_library.h"
-#include "omnirt_plugin_common/library_locator.h"
-#include "omnirt_plugin_common/once.h"
+#include "omnirt_plugin_common/lazy_library.h"
 #include "omnirt_plugin_common/symbol_table.h"
 #include "omnirt_plugin_common/vendor_status.h"
 
@@ -26,14 +24,12 @@ class NcclLibrary {
  public:
   /// `explicit_path`: the backend option nccl_library ("" when unset).
   explicit NcclLibrary(const std::string& explicit_path);
-  NcclLibrary(const NcclLibrary&) = delete;
-  NcclLibrary& operator=(const NcclLibrary&) = delete;
 
   /// Is there an NCCL to load? Looks for the file once; loads nothing.
-  bool present() const;
+  bool present() const { return library_.present(); }
   /// The symbols, loading NCCL on the first call. Throws UNAVAILABLE with the
   /// reason (not found, cannot load, older than 2.14).
-  const NcclSymbols& get();
+  const NcclSymbols& get() { return library_.get(); }
   /// "NCCL 2.21.5 (<path>)"; loads NCCL.
   std::string describe();
   /// Throws the Error for `result` of `call` unless it is success, with
@@ -41,16 +37,7 @@ class NcclLibrary {
   void check(ncclResult_t result, const char* call, ncclComm_t comm = nullptr);
 
  private:
-  void load();
-
-  const plugin_common::LibraryLocator locator_;
-  mutable plugin_common::Once found_once_;
-  mutable bool found_ = false;
-  plugin_common::Once loaded_once_;
-  plugin_common::DynamicLibrary library_;
-  NcclSymbols api_;
-  std::string error_;  // why NCCL cannot be used; empty when it can
-  int version_ = 0;
+  plugin_common::LazyLibrary<NcclSymbols> library_;
 };
 
 /// The row of nccl_status.cpp's table for an NCCL result: name and status.
