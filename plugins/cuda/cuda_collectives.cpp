@@ -22,27 +22,27 @@ struct NcclShape {
   ncclRedOp_t op;
 };
 
-ncclRedOp_t reduction_of(int32_t op, bool boolean) {
+ncclRedOp_t reduction_of(int32_t op) {
   switch (op) {
-    case OMNIRT_REDUCE_PROD: return boolean ? ncclMin : ncclProd;
+    case OMNIRT_REDUCE_PROD: return ncclProd;
     case OMNIRT_REDUCE_MIN: return ncclMin;
     case OMNIRT_REDUCE_MAX: return ncclMax;
     case OMNIRT_REDUCE_AVG: return ncclAvg;
-    default: return boolean ? ncclMax : ncclSum;
+    default: return ncclSum;
   }
 }
 
 NcclShape shape_of(const Collective& c) {
   switch (c.dtype) {
-    case OMNIRT_DTYPE_F32: return {ncclFloat32, c.count, reduction_of(c.op, false)};
-    case OMNIRT_DTYPE_F16: return {ncclFloat16, c.count, reduction_of(c.op, false)};
-    case OMNIRT_DTYPE_BF16: return {ncclBfloat16, c.count, reduction_of(c.op, false)};
-    case OMNIRT_DTYPE_F64: return {ncclFloat64, c.count, reduction_of(c.op, false)};
-    case OMNIRT_DTYPE_I8: return {ncclInt8, c.count, reduction_of(c.op, false)};
-    case OMNIRT_DTYPE_I32: return {ncclInt32, c.count, reduction_of(c.op, false)};
-    case OMNIRT_DTYPE_I64: return {ncclInt64, c.count, reduction_of(c.op, false)};
-    case OMNIRT_DTYPE_U8: return {ncclUint8, c.count, reduction_of(c.op, false)};
-    case OMNIRT_DTYPE_BOOL: return {ncclUint8, c.count, reduction_of(c.op, true)};
+    case OMNIRT_DTYPE_F32: return {ncclFloat32, c.count, reduction_of(c.op)};
+    case OMNIRT_DTYPE_F16: return {ncclFloat16, c.count, reduction_of(c.op)};
+    case OMNIRT_DTYPE_BF16: return {ncclBfloat16, c.count, reduction_of(c.op)};
+    case OMNIRT_DTYPE_F64: return {ncclFloat64, c.count, reduction_of(c.op)};
+    case OMNIRT_DTYPE_I8: return {ncclInt8, c.count, reduction_of(c.op)};
+    case OMNIRT_DTYPE_I32: return {ncclInt32, c.count, reduction_of(c.op)};
+    case OMNIRT_DTYPE_I64: return {ncclInt64, c.count, reduction_of(c.op)};
+    case OMNIRT_DTYPE_U8: return {ncclUint8, c.count, reduction_of(c.op)};
+    case OMNIRT_DTYPE_BOOL: return {ncclUint8, c.count, reduction_of(plugin_common::bool_as_u8_reduction(c.op))};
     default:  // i16: NCCL has no 16-bit integer; its bytes move all the same
       if (c.reduces()) {
         plugin::fail(OMNIRT_STATUS_NOT_SUPPORTED, std::string("cuda: ") + collective_name(c.kind) +

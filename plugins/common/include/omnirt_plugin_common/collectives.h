@@ -66,6 +66,12 @@ inline std::string reduce_op_name(int32_t op) {
   return "reduce op " + std::to_string(op);
 }
 
+/// The reduction a library without a bool type runs on bool's 0/1 bytes as
+/// u8: max for sum and max ("or"), min for prod and min ("and").
+inline int32_t bool_as_u8_reduction(int32_t op) {
+  return op == OMNIRT_REDUCE_SUM || op == OMNIRT_REDUCE_MAX ? OMNIRT_REDUCE_MAX : OMNIRT_REDUCE_MIN;
+}
+
 /// One collective call as the ABI passes it (send/recv use `send`/`recv` as
 /// their one buffer; `peer` is the root of a broadcast, the peer of a send or
 /// recv).
