@@ -36,7 +36,8 @@ plugin_common::LibraryLocator hccl_locator(const std::string& explicit_path) {
   return plugin_common::LibraryLocator({"libhccl.so",
                                         explicit_path,
                                         {{"ASCEND_HOME_PATH", "lib64"}, {"ASCEND_TOOLKIT_HOME", "lib64"}},
-                                        {"/usr/local/Ascend/ascend-toolkit/latest/lib64"}});
+                                        {"/usr/local/Ascend/ascend-toolkit/latest/lib64"},
+                                        "hccl_library"});
 }
 
 }  // namespace

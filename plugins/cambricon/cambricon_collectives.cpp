@@ -137,8 +137,10 @@ void CambriconBackend::collective(omnirt_comm* handle, const Collective& c, omni
     case CollectiveKind::kReduceScatter:
       return cncl_.check(cncl.cnclReduceScatter(c.send, c.recv, c.count, type, op, comm->handle, q),
                          "cnclReduceScatter");
-    case CollectiveKind::kBroadcast:
-      return cncl_.check(cncl.cnclBroadcast(c.send, c.recv, c.count, type, c.peer, comm->handle, q), "cnclBroadcast");
+    case CollectiveKind::kBroadcast:  // only the root's input is read: the others name their output
+      return cncl_.check(cncl.cnclBroadcast(comm->rank == c.peer ? c.send : c.recv, c.recv, c.count, type, c.peer,
+                                            comm->handle, q),
+                         "cnclBroadcast");
     case CollectiveKind::kSend:  // CNCL takes the send buffer as void*, and only reads it
       return cncl_.check(cncl.cnclSend(const_cast<void*>(c.send), c.count, type, c.peer, comm->handle, q), "cnclSend");
     case CollectiveKind::kRecv:

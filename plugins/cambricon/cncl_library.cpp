@@ -30,7 +30,7 @@ const plugin_common::VendorCode kCodes[] = {
 
 plugin_common::LibraryLocator cncl_locator(const std::string& explicit_path) {
   return plugin_common::LibraryLocator(
-      {"libcncl.so", explicit_path, {{"NEUWARE_HOME", "lib64"}}, {"/usr/local/neuware/lib64"}});
+      {"libcncl.so", explicit_path, {{"NEUWARE_HOME", "lib64"}}, {"/usr/local/neuware/lib64"}, "cncl_library"});
 }
 
 }  // namespace

@@ -112,7 +112,8 @@ void CudaCollectives::submit(const Symbols& cuda, omnirt_comm* handle, const Col
       break;
     case CollectiveKind::kBroadcast:
       comm->call("ncclBroadcast", [&](ncclComm_t h) {
-        return api.ncclBroadcast(c.send, c.recv, s.count, s.dtype, c.peer, h, cs);
+        // Only the root's input is read: the others name their output.
+        return api.ncclBroadcast(comm->rank() == c.peer ? c.send : c.recv, c.recv, s.count, s.dtype, c.peer, h, cs);
       });
       break;
     case CollectiveKind::kSend:

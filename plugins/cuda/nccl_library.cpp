@@ -52,7 +52,8 @@ std::vector<std::string> python_dirs() {
 plugin_common::LibraryLocator nccl_locator(const std::string& explicit_path) {
   std::vector<std::string> dirs = python_dirs();
   for (std::string& dir : loader_library_dirs()) dirs.push_back(std::move(dir));
-  return plugin_common::LibraryLocator({kNcclFile, explicit_path, {{"NCCL_HOME", "lib"}}, std::move(dirs)});
+  return plugin_common::LibraryLocator(
+      {kNcclFile, explicit_path, {{"NCCL_HOME", "lib"}}, std::move(dirs), "nccl_library"});
 }
 
 // NCCL_VERSION_CODE: major * 10000 + minor * 100 + patch since 2.9.

@@ -39,6 +39,9 @@ Json backend_json(const Backend& b) {
                 {"module_formats", b.module_formats},
                 {"op_sets", op_sets}}},
               {"devices", devices},
+              {"collectives",
+               {{"library", b.collectives_library ? Json(*b.collectives_library) : Json(nullptr)},
+                {"reason", b.collectives_reason}}},
               {"errors", b.errors}};
 }
 

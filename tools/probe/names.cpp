@@ -52,7 +52,8 @@ std::vector<std::string> feature_names(uint64_t features) {
                                        "streams",     "events",         "event_timing",
                                        "stream_wait_event", "mem_info", "memory_stats",
                                        "graph_capture", "modules",      "compile",
-                                       "named_ops",   "peer_copy"};
+                                       "named_ops",   "peer_copy",      "default_stream",
+                                       "output_names", "collectives"};
   return bit_names(features, kNames, static_cast<int>(sizeof kNames / sizeof kNames[0]), "bit");
 }
 

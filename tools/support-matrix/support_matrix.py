@@ -33,6 +33,7 @@ FEATURES = [
     ("compile", "The compile tier of `wrap_module`"),
     ("named_ops", "Named ops on DLPack tensors"),
     ("peer_copy", "Device-to-device copies across devices"),
+    ("collectives", "Communicators and collectives (gloo, NCCL, HCCL, CNCL)"),
 ]
 
 # How far each backend has been verified. Backends not listed have not been

@@ -186,8 +186,9 @@ std::string check_every_collective(const RankContext& c, const std::vector<size_
           if (!why.empty()) return why;
         }
       }
+      const bool sums = !reducible || reducible(dtype, OMNIRT_REDUCE_SUM);
       for (const std::string& why :
-           {check_all_reduce(c, dtype, OMNIRT_REDUCE_SUM, count, /*in_place=*/true),
+           {sums ? check_all_reduce(c, dtype, OMNIRT_REDUCE_SUM, count, /*in_place=*/true) : std::string(),
             check_all_gather(c, dtype, count), check_broadcast(c, dtype, count, int(count % size_t(c.nranks))),
             c.nranks > 1 ? check_send_recv_ring(c, dtype, count) : std::string()}) {
         if (!why.empty()) return why;

@@ -1,8 +1,9 @@
 // A vendor library one feature of a backend needs (the collective libraries:
 // NCCL, HCCL, CNCL): looked for without loading it, for capabilities; dlopened
 // and its symbols resolved on the feature's first use; the outcome kept
-// (PLUGIN_RULES 4 and 5). One already mapped into the process (a framework
-// loaded it) is used as it is, so that both share its state.
+// (PLUGIN_RULES 4 and 5). Unless a path was given (the backend option), one
+// already mapped into the process (a framework loaded it) is used as it is,
+// so that both share its state.
 #ifndef OMNIRT_PLUGIN_COMMON_LAZY_LIBRARY_H_
 #define OMNIRT_PLUGIN_COMMON_LAZY_LIBRARY_H_
 
@@ -34,7 +35,7 @@ class LazyLibrary {
 
   /// Is there a library to load? Looks once; loads nothing.
   bool present() const {
-    found_once_([this] { found_ = mapped() || locator_.find().has_value(); });
+    found_once_([this] { found_ = (!locator_.pinned() && mapped()) || locator_.find().has_value(); });
     return found_;
   }
 
@@ -58,9 +59,9 @@ class LazyLibrary {
 
   void load() {
     std::string why;
-    library_ = mapped() ? DynamicLibrary::open(locator_.soname(), &why) : locator_.open(&why);
+    library_ = !locator_.pinned() && mapped() ? DynamicLibrary::open(locator_.soname(), &why) : locator_.open(&why);
     if (!library_) {
-      error_ = locator_.soname() + " could not be loaded: " + why + " (" + hint_ + ")";
+      error_ = why + " (" + hint_ + ")";
       return;
     }
     SymbolResolver resolver(library_);
