@@ -18,6 +18,7 @@ const std::vector<Feature>& known_features() {
       KIT_FEATURE(MEMORY_STATS), KIT_FEATURE(GRAPH_CAPTURE),
       KIT_FEATURE(MODULES),      KIT_FEATURE(COMPILE),
       KIT_FEATURE(NAMED_OPS),    KIT_FEATURE(PEER_COPY),
+      KIT_FEATURE(COLLECTIVES),
   };
 #undef KIT_FEATURE
   return features;

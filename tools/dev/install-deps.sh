@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config file
   libyaml-cpp-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev libdlpack-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libgloo-dev                                      # cpu collectives (libomnirt_cpu_gloo.so)
   libtorch-dev python3-torch python3-torchvision   # cpu TorchScript engine and test models
 )
 
