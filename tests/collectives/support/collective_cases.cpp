@@ -44,8 +44,8 @@ std::string download(const RankContext& c, std::vector<uint8_t>* host, const voi
 }
 
 std::string name(const std::string& collective, int32_t dtype, size_t count, int32_t op = -1) {
-  return collective + " of " + std::to_string(count) + " x " + dtype_label(dtype) +
-         (op >= 0 ? " (" + op_label(op) + ")" : "");
+  return collective + " of " + std::to_string(count) + " x " + dtype_name(dtype) +
+         (op >= 0 ? " (" + reduce_op_name(op) + ")" : "");
 }
 
 #define OMNIRT_CASE_CHECK(expr)              \
@@ -59,7 +59,7 @@ std::string name(const std::string& collective, int32_t dtype, size_t count, int
 std::string check_all_reduce(const RankContext& c, int32_t dtype, int32_t op, size_t count,
                              bool in_place) {
   const std::string what = name(in_place ? "in-place all_reduce" : "all_reduce", dtype, count, op);
-  const size_t bytes = count * element_size(dtype);
+  const size_t bytes = count * dtype_size(dtype);
   Buffer send(c, bytes), recv(c, bytes);
   if (send.status() != OMNIRT_STATUS_OK || recv.status() != OMNIRT_STATUS_OK) return what + ": omnirt_malloc failed";
   const std::vector<uint8_t> input = make_input(dtype, op, c.rank, count);
@@ -81,7 +81,7 @@ std::string check_all_reduce(const RankContext& c, int32_t dtype, int32_t op, si
 
 std::string check_reduce_scatter(const RankContext& c, int32_t dtype, int32_t op, size_t count) {
   const std::string what = name("reduce_scatter", dtype, count, op);
-  const size_t element = element_size(dtype);
+  const size_t element = dtype_size(dtype);
   const size_t total = count * size_t(c.nranks);
   Buffer send(c, total * element), recv(c, count * element);
   if (send.status() != OMNIRT_STATUS_OK || recv.status() != OMNIRT_STATUS_OK) return what + ": omnirt_malloc failed";
@@ -98,7 +98,7 @@ std::string check_reduce_scatter(const RankContext& c, int32_t dtype, int32_t op
 
 std::string check_all_gather(const RankContext& c, int32_t dtype, size_t count) {
   const std::string what = name("all_gather", dtype, count);
-  const size_t element = element_size(dtype);
+  const size_t element = dtype_size(dtype);
   Buffer send(c, count * element), recv(c, count * size_t(c.nranks) * element);
   if (send.status() != OMNIRT_STATUS_OK || recv.status() != OMNIRT_STATUS_OK) return what + ": omnirt_malloc failed";
   OMNIRT_CASE_CHECK(upload(c, send.data(), make_input(dtype, -1, c.rank, count)));
@@ -112,7 +112,7 @@ std::string check_all_gather(const RankContext& c, int32_t dtype, size_t count) 
 
 std::string check_broadcast(const RankContext& c, int32_t dtype, size_t count, int root) {
   const std::string what = name("broadcast from rank " + std::to_string(root), dtype, count);
-  const size_t bytes = count * element_size(dtype);
+  const size_t bytes = count * dtype_size(dtype);
   Buffer send(c, bytes), recv(c, bytes);
   if (send.status() != OMNIRT_STATUS_OK || recv.status() != OMNIRT_STATUS_OK) return what + ": omnirt_malloc failed";
   if (c.rank == root) OMNIRT_CASE_CHECK(upload(c, send.data(), make_input(dtype, -1, root, count)));
@@ -129,7 +129,7 @@ std::string check_broadcast(const RankContext& c, int32_t dtype, size_t count, i
 
 std::string check_send_recv_ring(const RankContext& c, int32_t dtype, size_t count) {
   const std::string what = name("send/recv ring", dtype, count);
-  const size_t bytes = count * element_size(dtype);
+  const size_t bytes = count * dtype_size(dtype);
   Buffer outgoing(c, bytes), incoming(c, bytes);
   if (outgoing.status() != OMNIRT_STATUS_OK || incoming.status() != OMNIRT_STATUS_OK) return what + ": omnirt_malloc failed";
   OMNIRT_CASE_CHECK(upload(c, outgoing.data(), make_input(dtype, -1, c.rank, count)));
@@ -156,7 +156,7 @@ namespace {
 // "" when the backend refuses to reduce `dtype` with `op` as NOT_SUPPORTED.
 std::string check_refused(const RankContext& c, int32_t dtype, int32_t op) {
   const std::string what = name("all_reduce and reduce_scatter", dtype, 1, op);
-  const size_t bytes = element_size(dtype) * size_t(c.nranks);
+  const size_t bytes = dtype_size(dtype) * size_t(c.nranks);
   Buffer send(c, bytes), recv(c, bytes);
   if (send.status() != OMNIRT_STATUS_OK || recv.status() != OMNIRT_STATUS_OK) return what + ": omnirt_malloc failed";
   const omnirt_status reduced = omnirt_all_reduce(c.backend, c.comm, send.data(), recv.data(), 1, dtype, op, c.stream);

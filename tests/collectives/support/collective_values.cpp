@@ -59,29 +59,6 @@ double decode(int32_t dtype, const void* element) {
 
 }  // namespace
 
-size_t element_size(int32_t dtype) {
-  switch (dtype) {
-    case OMNIRT_DTYPE_F64:
-    case OMNIRT_DTYPE_I64: return 8;
-    case OMNIRT_DTYPE_F32:
-    case OMNIRT_DTYPE_I32: return 4;
-    case OMNIRT_DTYPE_F16:
-    case OMNIRT_DTYPE_BF16:
-    case OMNIRT_DTYPE_I16: return 2;
-    default: return 1;
-  }
-}
-
-std::string dtype_label(int32_t dtype) {
-  static const char* const kNames[] = {"f32", "f16", "bf16", "f64", "i8", "i16", "i32", "i64", "u8", "bool"};
-  return kNames[dtype];
-}
-
-std::string op_label(int32_t op) {
-  static const char* const kNames[] = {"sum", "prod", "min", "max", "avg"};
-  return kNames[op];
-}
-
 std::vector<int32_t> all_dtypes() {
   std::vector<int32_t> dtypes;
   for (int32_t d = 0; d < OMNIRT_DTYPE_COUNT_1_0; ++d) dtypes.push_back(d);
@@ -140,7 +117,7 @@ double reduced_value(int32_t dtype, int32_t op, int nranks, size_t i) {
 }
 
 std::vector<uint8_t> make_input(int32_t dtype, int32_t op, int rank, size_t count, size_t first) {
-  const size_t size = element_size(dtype);
+  const size_t size = dtype_size(dtype);
   std::vector<uint8_t> bytes(count * size);
   for (size_t i = 0; i < count; ++i) encode(dtype, input_value(dtype, op, rank, first + i), &bytes[i * size]);
   return bytes;
@@ -149,7 +126,7 @@ std::vector<uint8_t> make_input(int32_t dtype, int32_t op, int rank, size_t coun
 std::string check_elements(int32_t dtype, const void* data, size_t count,
                            const std::function<double(size_t)>& expected, const std::string& what) {
   const auto* bytes = static_cast<const uint8_t*>(data);
-  const size_t size = element_size(dtype);
+  const size_t size = dtype_size(dtype);
   for (size_t i = 0; i < count; ++i) {
     const double got = decode(dtype, bytes + i * size);
     const double want = expected(i);

@@ -12,15 +12,15 @@
 #include <vector>
 
 #include "omnirt/types.h"
+#include "omnirt_plugin_common/collectives.h"
 
 namespace omnirt_test {
 
-/// Bytes per element of an omnirt_dtype.
-size_t element_size(int32_t dtype);
-/// "f32", "bf16", ...
-std::string dtype_label(int32_t dtype);
-/// "sum", "prod", "min", "max", "avg".
-std::string op_label(int32_t op);
+// Bytes per element, and the names messages use: the plugins' own.
+using omnirt::plugin_common::dtype_name;
+using omnirt::plugin_common::dtype_size;
+using omnirt::plugin_common::reduce_op_name;
+
 /// Every dtype, and every reduction meaningful for `dtype` (no avg of bool).
 std::vector<int32_t> all_dtypes();
 std::vector<int32_t> reductions_of(int32_t dtype);

@@ -3,7 +3,6 @@
 // backend's own OMNIRT_CNCL_SYMBOLS list) and codes, running on the simulated
 // CNRT's queues (collective_sim.h): ranks are communicators of this process,
 // which meet through a clique id carrying a group id.
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -52,24 +51,17 @@ bool element_of(cnclDataType_t type, Element* element) {
   return false;
 }
 
-std::chrono::milliseconds connect_timeout() {
-  const char* value = std::getenv("OMNIRT_SIM_COLLECTIVE_TIMEOUT_MS");
-  return std::chrono::milliseconds(value != nullptr ? std::strtol(value, nullptr, 10) : 10000);
-}
-
 cnclResult_t submit(cnclComm_t comm, Kind kind, const void* send, void* recv, size_t count, cnclDataType_t type,
                     cnclReduceOp_t op, int peer, cnrtQueue_t queue) {
   Element element;
   if (comm == nullptr) return CNCL_RET_ERR_NULL_POINTER;
   if (!element_of(type, &element) || op < cnclSum || op > cnclMin) return CNCL_RET_ERR_ARGUMENTS;
-  if (count > 0 && ((kind != Kind::kRecv && send == nullptr) || (kind != Kind::kSend && recv == nullptr))) {
-    return CNCL_RET_ERR_NULL_POINTER;
-  }
-  if ((kind == Kind::kBroadcast || kind == Kind::kSend || kind == Kind::kRecv) &&
-      (peer < 0 || peer >= comm->rank->nranks())) {
-    return CNCL_RET_ERR_ARGUMENTS;
-  }
   const Part part{kind, send, recv, count, element, static_cast<Reduction>(op), peer};
+  switch (omnirt::sim::check(part, comm->rank->nranks())) {
+    case omnirt::sim::Refusal::kNullPointer: return CNCL_RET_ERR_NULL_POINTER;
+    case omnirt::sim::Refusal::kBadArgument: return CNCL_RET_ERR_ARGUMENTS;
+    default: break;
+  }
   return omnirt::sim::launch(queue, comm->rank->issue(part)) ? CNCL_RET_SUCCESS : CNCL_RET_ERR_MLU_RUNTIME;
 }
 
@@ -103,7 +95,7 @@ cnclResult_t cnclInitComms(cnclComm_t* comms, int num_comm, const int* dev_list,
     if (std::memcmp(clique_id->data, kMagic, sizeof kMagic) != 0) return CNCL_RET_ERR_ARGUMENTS;
     std::vector<std::thread> joiners;
     for (int i = 0; i < num_comm; ++i) {
-      joiners.emplace_back([&, i] { ranks[size_t(i)] = Rank::join(clique_id->hash, rank_list[i], nrank, connect_timeout()); });
+      joiners.emplace_back([&, i] { ranks[size_t(i)] = Rank::join(clique_id->hash, rank_list[i], nrank, omnirt::sim::collective_timeout()); });
     }
     for (std::thread& t : joiners) t.join();
     for (const auto& rank : ranks) {

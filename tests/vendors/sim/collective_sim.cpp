@@ -21,11 +21,6 @@ using omnirt::plugin_common::float_to_bf16;
 using omnirt::plugin_common::float_to_half;
 using omnirt::plugin_common::half_to_float;
 
-std::chrono::milliseconds collective_timeout() {
-  const char* value = std::getenv("OMNIRT_SIM_COLLECTIVE_TIMEOUT_MS");
-  return std::chrono::milliseconds(value != nullptr ? std::strtol(value, nullptr, 10) : 10000);
-}
-
 template <class T>
 T combine(T a, T b, Reduction r) {
   switch (r) {
@@ -113,6 +108,22 @@ void execute(const std::vector<Part>& parts) {
 }
 
 }  // namespace
+
+std::chrono::milliseconds collective_timeout() {
+  const char* value = std::getenv("OMNIRT_SIM_COLLECTIVE_TIMEOUT_MS");
+  return std::chrono::milliseconds(value != nullptr ? std::strtol(value, nullptr, 10) : 10000);
+}
+
+Refusal check(const Part& part, int nranks) {
+  const bool moves = part.count > 0;
+  if (moves && ((part.kind != Kind::kRecv && part.send == nullptr) ||
+                (part.kind != Kind::kSend && part.recv == nullptr))) {
+    return Refusal::kNullPointer;
+  }
+  const bool names_a_rank = part.kind == Kind::kBroadcast || part.kind == Kind::kSend || part.kind == Kind::kRecv;
+  if (names_a_rank && (part.peer < 0 || part.peer >= nranks)) return Refusal::kBadArgument;
+  return Refusal::kNone;
+}
 
 size_t element_size(Element element) {
   switch (element) {

@@ -47,6 +47,15 @@ struct Part {
 
 enum class Failure : int { kNone, kTimeout, kMismatch };
 
+/// Why a call's part is refused before it is issued, as the libraries sort
+/// it: a buffer missing where elements move, a root or peer out of range.
+enum class Refusal : int { kNone, kNullPointer, kBadArgument };
+Refusal check(const Part& part, int nranks);
+
+/// How long a collective (and a clique's gathering) waits for the other
+/// ranks: OMNIRT_SIM_COLLECTIVE_TIMEOUT_MS, default 10000.
+std::chrono::milliseconds collective_timeout();
+
 class Group;
 
 /// One simulated rank of a group.

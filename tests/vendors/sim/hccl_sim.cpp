@@ -63,15 +63,12 @@ HcclResult submit(HcclComm comm, Kind kind, const void* send, void* recv, uint64
   Element element;
   if (comm == nullptr) return HCCL_E_PTR;
   if (!element_of(type, &element) || op < HCCL_REDUCE_SUM || op > HCCL_REDUCE_MIN) return HCCL_E_PARA;
-  if (count > 0 && ((kind != Kind::kRecv && send == nullptr) || (kind != Kind::kSend && recv == nullptr))) {
-    return HCCL_E_PTR;
-  }
-  const Rank& rank = *comm_of(comm)->rank;
-  if ((kind == Kind::kBroadcast || kind == Kind::kSend || kind == Kind::kRecv) &&
-      (peer < 0 || peer >= rank.nranks())) {
-    return HCCL_E_PARA;
-  }
   const Part part{kind, send, recv, count, element, static_cast<Reduction>(op), peer};
+  switch (omnirt::sim::check(part, comm_of(comm)->rank->nranks())) {
+    case omnirt::sim::Refusal::kNullPointer: return HCCL_E_PTR;
+    case omnirt::sim::Refusal::kBadArgument: return HCCL_E_PARA;
+    default: break;
+  }
   return omnirt::sim::launch(stream, comm_of(comm)->rank->issue(part)) ? HCCL_SUCCESS : HCCL_E_RUNTIME;
 }
 
