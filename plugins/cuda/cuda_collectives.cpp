@@ -1,6 +1,7 @@
 #include "cuda_collectives.h"
 
 #include <algorithm>
+#include <exception>
 #include <optional>
 #include <vector>
 
@@ -93,6 +94,13 @@ void CudaCollectives::submit(const Symbols& cuda, omnirt_comm* handle, const Col
   const cudaStream_t cs = cuda_stream(stream);
   const NcclSymbols& api = nccl_.get();
   const uint64_t sequence = comm->next_sequence();
+  // In a group NCCL launches at group_end: the communicator stays pinned, and
+  // the marker follows, until then.
+  std::vector<Issued>* group = Groups::entries(this);
+  if (group != nullptr) {
+    const bool first = std::none_of(group->begin(), group->end(), [&](const Issued& i) { return i.comm == comm; });
+    group->push_back({comm, cs, c, sequence, first ? comm->pin() : nullptr, false});
+  }
   DeviceGuard guard(cuda, comm->device());
   switch (c.kind) {
     case CollectiveKind::kAllReduce:
@@ -123,9 +131,8 @@ void CudaCollectives::submit(const Symbols& cuda, omnirt_comm* handle, const Col
       comm->call("ncclRecv", [&](ncclComm_t h) { return api.ncclRecv(c.recv, s.count, s.dtype, c.peer, h, cs); });
       break;
   }
-  // In a group NCCL launches at group_end: the marker must follow that.
-  if (std::vector<Issued>* group = Groups::entries(this)) {
-    group->push_back({comm, cs, c, sequence});
+  if (group != nullptr) {
+    group->back().enqueued = true;
   } else {
     comm->note(cs, c, sequence);
   }
@@ -139,15 +146,27 @@ void CudaCollectives::group_start() {
 void CudaCollectives::group_end() {
   std::optional<std::vector<Issued>> issued = Groups::end(this, "cuda");
   const ncclResult_t ended = nccl_.get().ncclGroupEnd();
-  if (ended != ncclInProgress) nccl_.check(ended, "ncclGroupEnd");
-  if (!issued) return;  // an inner group: NCCL launches at the outermost
-  std::vector<NcclComm*> launched;
-  for (const Issued& i : *issued) {
-    if (std::find(launched.begin(), launched.end(), i.comm.get()) != launched.end()) continue;
-    i.comm->wait_ready("ncclGroupEnd");  // non-blocking communicators launch after it returns
-    launched.push_back(i.comm.get());
+  if (!issued) {  // an inner group: NCCL launches at the outermost
+    if (ended != ncclInProgress) nccl_.check(ended, "ncclGroupEnd");
+    return;
   }
-  for (const Issued& i : *issued) i.comm->note(i.stream, i.collective, i.sequence);
+  std::exception_ptr failure;
+  try {
+    if (ended != ncclInProgress) nccl_.check(ended, "ncclGroupEnd");
+    // Non-blocking communicators finish launching after ncclGroupEnd returns.
+    for (const Issued& i : *issued) {
+      if (i.pinned != nullptr) i.comm->wait_ready(i.pinned, "ncclGroupEnd");
+    }
+    for (const Issued& i : *issued) {
+      if (i.enqueued) i.comm->note(i.stream, i.collective, i.sequence);
+    }
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  for (const Issued& i : *issued) {
+    if (i.pinned != nullptr) i.comm->unpin();
+  }
+  if (failure) std::rethrow_exception(failure);
 }
 
 // CudaBackend's slots.

@@ -45,13 +45,17 @@ class CudaCollectives {
   void group_start();
   void group_end();
 
-  /// What group_end still owes a collective issued inside a group: waiting
-  /// for its launch, and noting it for the watchdog.
+  /// What group_end still owes a collective issued inside a group: noting it
+  /// for the watchdog once launched; for the first on each communicator,
+  /// waiting for the launch and unpinning the communicator (pinned from the
+  /// first collective on, so that no abort frees it before ncclGroupEnd).
   struct Issued {
     std::shared_ptr<NcclComm> comm;
     cudaStream_t stream;
     plugin_common::Collective collective;
     uint64_t sequence;
+    ncclComm_t pinned;  // the pinned handle, on the first entry of a communicator; else null
+    bool enqueued;      // NCCL took it (false when the call failed)
   };
 
  private:

@@ -108,7 +108,16 @@ std::vector<std::shared_ptr<NcclComm>> NcclComm::create_local(NcclLibrary& nccl,
     if (first_error != ncclSuccess) nccl.check(first_error, "ncclCommInitRankConfig");
     if (ended != ncclSuccess && ended != ncclInProgress) nccl.check(ended, "ncclGroupEnd");
     if (comms.size() != count) plugin::fail(OMNIRT_STATUS_INTERNAL, "cuda: NCCL made no communicator for some rank");
-    for (const auto& comm : comms) comm->wait_ready("ncclCommInitRankConfig");
+    for (const auto& comm : comms) {
+      const ncclComm_t handle = comm->pin();
+      try {
+        comm->wait_ready(handle, "ncclCommInitRankConfig");
+      } catch (...) {
+        comm->unpin();
+        throw;
+      }
+      comm->unpin();
+    }
   } catch (const plugin::Error& e) {
     for (const auto& comm : comms) comm->fail(e.status(), e.what());  // aborted, not flushed
     throw;
@@ -136,7 +145,10 @@ NcclComm::~NcclComm() {
 }
 
 void NcclComm::close() {
-  std::unique_lock<std::shared_mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
+  // Pins end with a call, a watchdog look, a group's end; one that outlives
+  // the time limit is a group never ended, whose work is not waited for.
+  unpinned_.wait_for(lock, milliseconds(timeout_ms_), [&] { return pins_ == 0; });
   if (handle_ == nullptr) return;  // aborted after a failure, or closed
   const NcclSymbols& api = nccl_.get();
   DeviceGuard guard(cuda_, device_);
@@ -147,6 +159,10 @@ void NcclComm::close() {
     state = settle(api, handle_, Clock::now() + milliseconds(timeout_ms_));
   }
   const ncclComm_t handle = std::exchange(handle_, nullptr);
+  if (failure_ == OMNIRT_STATUS_OK) {
+    failure_ = OMNIRT_STATUS_INVALID_ARGUMENT;
+    failure_message_ = "cuda: the communicator was destroyed";
+  }
   if (state == ncclSuccess) {
     nccl_.check(api.ncclCommDestroy(handle), "ncclCommDestroy");
     return;
@@ -158,28 +174,32 @@ void NcclComm::close() {
                    std::to_string(timeout_ms_) + " ms and was aborted");
 }
 
-void NcclComm::throw_if_failed() const {
-  std::shared_lock<std::shared_mutex> lock(mutex_);
-  throw_if_failed_locked();
+ncclComm_t NcclComm::pin() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (failure_ != OMNIRT_STATUS_OK) throw plugin::Error(failure_, failure_message_);
+  ++pins_;
+  return handle_;
 }
 
-void NcclComm::throw_if_failed_locked() const {
+void NcclComm::unpin() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (--pins_ > 0) return;
+  abort_unpinned_locked();
+  unpinned_.notify_all();
+}
+
+void NcclComm::throw_if_failed() const {
+  std::lock_guard<std::mutex> lock(mutex_);
   if (failure_ != OMNIRT_STATUS_OK) throw plugin::Error(failure_, failure_message_);
 }
 
-void NcclComm::wait_ready(const char* what) {
-  std::shared_lock<std::shared_mutex> lock(mutex_);
-  throw_if_failed_locked();
-  wait_ready_locked(what);
-}
-
-void NcclComm::wait_ready_locked(const char* what) {
-  const ncclResult_t state = settle(nccl_.get(), handle_, Clock::now() + milliseconds(timeout_ms_));
+void NcclComm::wait_ready(ncclComm_t pinned, const char* what) {
+  const ncclResult_t state = settle(nccl_.get(), pinned, Clock::now() + milliseconds(timeout_ms_));
   if (state == ncclInProgress) {
     plugin::fail(OMNIRT_STATUS_TIMEOUT, std::string("cuda: ") + what + " was still in progress after " +
                                             std::to_string(timeout_ms_) + " ms");
   }
-  nccl_.check(state, what, handle_);
+  nccl_.check(state, what, pinned);
 }
 
 void NcclComm::note(cudaStream_t stream, const plugin_common::Collective& c, uint64_t sequence) {
@@ -191,18 +211,20 @@ void NcclComm::note(cudaStream_t stream, const plugin_common::Collective& c, uin
 }
 
 void NcclComm::inspect() {
-  {
-    std::shared_lock<std::shared_mutex> lock(mutex_);
-    if (handle_ == nullptr) return;
-    ncclResult_t state = ncclSuccess;
-    const ncclResult_t asked = nccl_.get().ncclCommGetAsyncError(handle_, &state);
-    if (asked == ncclSuccess && state != ncclSuccess && state != ncclInProgress) {
-      const plugin_common::VendorCode code = nccl_code(state);
-      lock.unlock();
-      return fail(code.status, std::string("cuda: NCCL reported ") + code.name + " on rank " +
-                                   std::to_string(rank_) + ": " + nccl_.get().ncclGetErrorString(state) +
-                                   " (a peer failed or left; NCCL does not tell which rank)");
-    }
+  ncclComm_t handle = nullptr;
+  try {
+    handle = pin();
+  } catch (const plugin::Error&) {
+    return;  // failed already: aborted, or aborting when its last pin goes
+  }
+  ncclResult_t state = ncclSuccess;
+  const ncclResult_t asked = nccl_.get().ncclCommGetAsyncError(handle, &state);
+  unpin();
+  if (asked == ncclSuccess && state != ncclSuccess && state != ncclInProgress) {
+    const plugin_common::VendorCode code = nccl_code(state);
+    return fail(code.status, std::string("cuda: NCCL reported ") + code.name + " on rank " +
+                                 std::to_string(rank_) + ": " + nccl_.get().ncclGetErrorString(state) +
+                                 " (a peer failed or left; NCCL does not tell which rank)");
   }
   DeviceGuard guard(cuda_, device_);
   place_markers();
@@ -267,15 +289,18 @@ void NcclComm::check_markers() {
 }
 
 void NcclComm::fail(omnirt_status status, const std::string& message) {
-  std::unique_lock<std::shared_mutex> lock(mutex_);
-  if (failure_ != OMNIRT_STATUS_OK) return;
-  failure_ = status;
-  failure_message_ = message;
-  if (handle_ != nullptr) {
-    DeviceGuard guard(cuda_, device_);
-    nccl_.get().ncclCommAbort(handle_);  // ends the kernels that wait for the missing rank
-    handle_ = nullptr;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (failure_ == OMNIRT_STATUS_OK) {
+    failure_ = status;
+    failure_message_ = message;
   }
+  abort_unpinned_locked();
+}
+
+void NcclComm::abort_unpinned_locked() {
+  if (pins_ > 0 || failure_ == OMNIRT_STATUS_OK || handle_ == nullptr) return;
+  DeviceGuard guard(cuda_, device_);
+  nccl_.get().ncclCommAbort(std::exchange(handle_, nullptr));  // ends the kernels waiting for the missing rank
 }
 
 }  // namespace omnirt::cuda

@@ -8,16 +8,21 @@
 // covers. A failure (a late marker, an asynchronous NCCL error) aborts the
 // communicator, which ends its kernels, and is kept: every later call
 // returns it.
+//
+// The abort frees NCCL's handle, so it waits for every use of it to end:
+// each NCCL call pins the handle, and so does a group for the communicators
+// it issued to, until ncclGroupEnd launched them. A failure while pinned is
+// kept at once; the abort follows when the last pin goes.
 #ifndef OMNIRT_PLUGINS_CUDA_NCCL_COMM_H_
 #define OMNIRT_PLUGINS_CUDA_NCCL_COMM_H_
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -49,7 +54,6 @@ class NcclComm {
   int device() const { return device_; }
   int rank() const { return rank_; }
   int nranks() const { return nranks_; }
-  uint32_t timeout_ms() const { return timeout_ms_; }
   /// The number of the next collective, for messages.
   uint64_t next_sequence() { return sequence_.fetch_add(1); }
 
@@ -58,15 +62,28 @@ class NcclComm {
   /// deadline. Throws the failure.
   template <class Enqueue>
   void call(const char* name, Enqueue&& enqueue) {
-    std::shared_lock<std::shared_mutex> lock(mutex_);
-    throw_if_failed_locked();
-    const ncclResult_t result = enqueue(handle_);
-    if (result == ncclInProgress) return wait_ready_locked(name);
-    nccl_.check(result, name, handle_);
+    const ncclComm_t handle = pin();
+    try {
+      const ncclResult_t result = enqueue(handle);
+      if (result == ncclInProgress) {
+        wait_ready(handle, name);
+      } else {
+        nccl_.check(result, name, handle);
+      }
+    } catch (...) {
+      unpin();
+      throw;
+    }
+    unpin();
   }
-  /// Waits until NCCL finished launching this communicator's work, for a
-  /// group's ncclGroupEnd that answered ncclInProgress.
-  void wait_ready(const char* what);
+  /// Keeps NCCL's handle from an abort until unpin(): for a group, from its
+  /// first collective on this communicator until ncclGroupEnd launched them.
+  /// Throws the failure, if any, instead.
+  ncclComm_t pin();
+  void unpin();
+  /// Waits, with a pin held, until NCCL finished launching this
+  /// communicator's work (non-blocking communicators answer ncclInProgress).
+  void wait_ready(ncclComm_t pinned, const char* what);
   /// Notes that `c` (number `sequence`) was just enqueued on `stream`: the
   /// watchdog's next marker on that stream covers it.
   void note(cudaStream_t stream, const plugin_common::Collective& c, uint64_t sequence);
@@ -82,11 +99,6 @@ class NcclComm {
   void close();
 
  private:
-  void throw_if_failed_locked() const;
-  void wait_ready_locked(const char* what);
-  // Keeps the first failure and aborts the communicator (its kernels end).
-  void fail(omnirt_status status, const std::string& message);
-
   // Work noted on a stream since the last marker there: its first collective.
   struct Noted {
     cudaStream_t stream;
@@ -101,6 +113,10 @@ class NcclComm {
   };
   void place_markers();
   void check_markers();
+  // Keeps the first failure; aborts the communicator (ending its kernels)
+  // now, or when the last pin goes.
+  void fail(omnirt_status status, const std::string& message);
+  void abort_unpinned_locked();
 
   NcclLibrary& nccl_;
   const Symbols& cuda_;
@@ -109,9 +125,10 @@ class NcclComm {
   const int nranks_;
   const uint32_t timeout_ms_;
   std::atomic<uint64_t> sequence_{0};
-  // Shared by NCCL calls, exclusive for the abort that frees the handle.
-  mutable std::shared_mutex mutex_;
-  ncclComm_t handle_;  // null once aborted
+  mutable std::mutex mutex_;
+  std::condition_variable unpinned_;
+  int pins_ = 0;
+  ncclComm_t handle_;  // null once aborted or closed
   omnirt_status failure_ = OMNIRT_STATUS_OK;
   std::string failure_message_;
   std::mutex noted_mutex_;
