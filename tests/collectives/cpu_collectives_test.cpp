@@ -4,6 +4,7 @@
 
 #include "collective_cases.h"
 #include "collective_values.h"
+#include "collectives_test_paths.h"
 #include "cpu_rank.h"
 #include "rank_processes.h"
 #include "scratch_dir.h"
@@ -39,20 +40,21 @@ TEST_P(CpuCollectivesAcrossProcesses, EveryCollectiveDtypeAndReductionIsExact) {
   run_on_every_rank([](const RankContext& c) { return check_every_collective(c, {1, 37, 1031}); });
 }
 
-// Up to 64 MiB (and 64 MiB gathered), on a subset that crosses gloo's 1 MiB
-// segments with each kind of collective and each element size.
+// Up to 64 MiB (and 64 MiB gathered; 16 MiB in sanitized builds), on a subset
+// that crosses gloo's 1 MiB segments with each kind of collective and each
+// element size.
 TEST_P(CpuCollectivesAcrossProcesses, LargeMessagesAreExact) {
-  constexpr size_t kMiB = size_t{1} << 20;
+  constexpr size_t kLargest = size_t{OMNIRT_TEST_LARGEST_MESSAGE_MIB} << 20;
   run_on_every_rank([](const RankContext& c) {
-    const size_t gathered = 64 * kMiB / size_t(c.nranks);
+    const size_t gathered = kLargest / size_t(c.nranks);
     for (const std::string& why : {
-             check_all_reduce(c, OMNIRT_DTYPE_F32, OMNIRT_REDUCE_SUM, 64 * kMiB / 4),
-             check_all_reduce(c, OMNIRT_DTYPE_I64, OMNIRT_REDUCE_MAX, 16 * kMiB / 8),
-             check_all_reduce(c, OMNIRT_DTYPE_BF16, OMNIRT_REDUCE_AVG, 4 * kMiB / 2),
-             check_reduce_scatter(c, OMNIRT_DTYPE_F16, OMNIRT_REDUCE_SUM, 16 * kMiB / 2 / size_t(c.nranks)),
+             check_all_reduce(c, OMNIRT_DTYPE_F32, OMNIRT_REDUCE_SUM, kLargest / 4),
+             check_all_reduce(c, OMNIRT_DTYPE_I64, OMNIRT_REDUCE_MAX, kLargest / 4 / 8),
+             check_all_reduce(c, OMNIRT_DTYPE_BF16, OMNIRT_REDUCE_AVG, kLargest / 16 / 2),
+             check_reduce_scatter(c, OMNIRT_DTYPE_F16, OMNIRT_REDUCE_SUM, kLargest / 4 / 2 / size_t(c.nranks)),
              check_all_gather(c, OMNIRT_DTYPE_U8, gathered),
-             check_broadcast(c, OMNIRT_DTYPE_F64, 64 * kMiB / 8, c.nranks - 1),
-             check_send_recv_ring(c, OMNIRT_DTYPE_I32, 16 * kMiB / 4),
+             check_broadcast(c, OMNIRT_DTYPE_F64, kLargest / 8, c.nranks - 1),
+             check_send_recv_ring(c, OMNIRT_DTYPE_I32, kLargest / 4 / 4),
          }) {
       if (!why.empty()) return why;
     }
