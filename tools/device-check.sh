@@ -2,7 +2,18 @@
 # Builds the host and the cuda backend on a GPU machine against PyTorch's
 # libtorch, then runs the cuda tests and benchmarks (docs/cuda.md).
 #
-#   tools/device-check.sh [all|build|test|bench]     (default: all)
+#   tools/device-check.sh [all|build|test|bench|timing|python]     (default: all)
+#
+# timing (after build; not part of all): omnirt-run's resnet50 and MLP figures
+# on the cuda backend against PyTorch's own synchronized measurement
+# (tools/gpu/check_run_timing.py), into device-check.log.
+#
+# python (not part of all; run it as a call of its own, its logs beside the
+# others would pass $OUT's 8 files) builds the Python package omnirt for this
+# machine's python3 (PyTorch's) in the same build directory and runs its
+# pytest suite, cuda tests included (`pytest -m cuda` selects those), and its
+# overhead benchmark on the cpu and the cuda backend: logs python.log,
+# bench_python.txt.
 #
 # Environment:
 #   OUT    where logs go (default: build-device/out); at most 8 files
@@ -92,7 +103,7 @@ build() {
   say "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2) ($(nproc) cores)"
   say "machine: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1)"
   say "torch: $(python3 -c 'import torch; print(torch.__version__, torch.version.cuda)' 2>&1)"
-  local host=(omnirt omnirt-probe omnirt_backend_cpu)
+  local host=(omnirt omnirt-probe omnirt-run omnirt_backend_cpu)
   local cuda=(omnirt_backend_cuda omnirt_cuda_engine cuda_caching_allocator_test cuda_plugin_test
     cuda_multi_device_test cuda_host_test cuda_torch_test cuda_multi_device_torch_test
     cuda_collectives_test cuda_allocator_core_bench cuda_alloc_bench cuda_memcpy_bench cuda_module_bench
@@ -164,10 +175,60 @@ bench() {
   fi
 }
 
+# omnirt-run measures completed work: its medians for resnet50 and an MLP,
+# each tier, next to PyTorch's synchronized ones; exit 1 unless they agree
+# within 5%. Logged to device-check.log ($OUT holds at most 8 files).
+timing() {
+  setup
+  local dir
+  dir=$(built bin/omnirt-run) || { say "omnirt-run was not built (run the build step first)"; return 1; }
+  local plugin
+  plugin=$(find "$dir" -path '*/omnirt/plugins/libomnirt_backend_cuda.so' | head -n 1)
+  [ -n "$plugin" ] && [ -e "$(dirname "$plugin")/libomnirt_cuda_engine.so" ] ||
+    { say "the cuda plugin or its engine was not built"; return 1; }
+  run device-check.log 600 python3 "$ROOT/tools/gpu/check_run_timing.py" --omnirt-run "$dir/bin/omnirt-run" \
+    --plugin "$plugin" --work "$BUILD/timing-models"
+}
+
+# The Python package for this machine's python3: configured into the same
+# tree (pybind11 from pip), built with the backends it runs on, tested
+# (cpu and cuda), then benchmarked on both.
+python_check() {
+  setup
+  local py pybind11_dir
+  py=$(command -v python3)
+  say "python: $py $("$py" -c 'import sys, torch, numpy; print(sys.version.split()[0], "torch", torch.__version__, "numpy", numpy.__version__)' 2>&1)"
+  say "Python.h: $("$py" -c 'import os, sysconfig; h = os.path.join(sysconfig.get_paths()["include"], "Python.h"); print(h, os.path.exists(h))')"
+  pybind11_dir=$("$py" -m pybind11 --cmakedir 2>/dev/null) || say "pybind11 is not importable by $py"
+  run python.log 300 cmake -S "$ROOT" -B "$BUILD/full" "${CMAKE_ARGS[@]}" "-DPython3_EXECUTABLE=$py" \
+    ${pybind11_dir:+"-Dpybind11_DIR=$pybind11_dir"} || return 1
+  grep -m1 "python package omnirt" "$OUT/python.log" | tee -a "$LOG"
+  local targets=()
+  for t in omnirt_python omnirt_backend_cpu omnirt_cpu_engine omnirt_backend_cuda omnirt_cuda_engine \
+           omnirt_backend_fake_noentry omnirt_backend_fake_abinew omnirt_backend_fake_createfail \
+           omnirt_backend_fake_throwentry omnirt-probe; do
+    ninja -C "$BUILD/full" -t query "$t" >/dev/null 2>&1 && targets+=("$t")
+  done
+  [[ " ${targets[*]} " == *" omnirt_python "* ]] || { say "the Python package is not built here"; return 1; }
+  run python.log 420 ninja -C "$BUILD/full" -j "$JOBS" "${targets[@]}" || return 1
+  export PYTHONPATH=$BUILD/full/python PYTHONDONTWRITEBYTECODE=1 \
+    OMNIRT_PYTHON_TEST_PATHS=$BUILD/full/integrations/python/tests/paths.json
+  local tests=$ROOT/integrations/python/tests
+  run python.log 600 "$py" -m pytest -q -rs -p no:cacheprovider --rootdir "$tests" -m cuda "$tests"
+  grep -E "passed|failed|error" "$OUT/python.log" | tail -n 1 | tee -a "$LOG"
+  run python.log 600 "$py" -m pytest -q -rs -p no:cacheprovider --rootdir "$tests" -m "not cuda" "$tests"
+  grep -E "passed|failed|error" "$OUT/python.log" | tail -n 1 | tee -a "$LOG"
+  run bench_python.txt 300 "$py" "$ROOT/integrations/python/bench/bench_overhead.py" --device cpu
+  run bench_python.txt 300 "$py" "$ROOT/integrations/python/bench/bench_overhead.py" --device cuda
+  cat "$OUT/bench_python.txt" >>"$LOG"
+}
+
 case "$STEP" in
   build) build ;;
   test) test_cuda ;;
   bench) bench ;;
+  timing) timing ;;
+  python) python_check ;;
   all) build && test_cuda; bench ;;
-  *) echo "usage: $0 [all|build|test|bench]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|build|test|bench|timing|python]" >&2; exit 2 ;;
 esac

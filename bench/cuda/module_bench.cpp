@@ -11,7 +11,9 @@
 // clock and load drift hit them alike; each counter is the median over all
 // iterations of microseconds per run. The argument is how many runs are
 // enqueued per synchronization: 1 is latency (GPU time included), 16 the
-// launch-bound throughput.
+// launch-bound throughput. Every variant enqueues on the legacy default
+// stream (libtorch's current stream here; NULL for the plugin and the host),
+// and each sample ends with that stream's synchronize: completed work.
 // (b) rt_speedup = rt_eager / rt_compile next to lt_speedup = lt_eager /
 //     lt_graph; kept = rt_speedup / lt_speedup.
 // (c) rt_overhead = rt_eager / lt_eager - 1 (and compile against lt_graph;

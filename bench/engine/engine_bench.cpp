@@ -90,7 +90,10 @@ class CpuPlugin {
     check(v_->module_load(s_, 0, &source, tier, nullptr, &exe), "module_load");
     return exe;
   }
-  // One forward with the output released, as a caller would.
+  // One forward with the output released, as a caller would. Completed work:
+  // the cpu plugin runs a module on the caller's thread once the stream's
+  // earlier work is done, so executable_run returns with the run complete
+  // (plugins/cpu/README.md), as libtorch's CPU forward does.
   void run(omnirt_executable* exe, const DLTensor& input) const {
     DLManagedTensor* out[4];
     size_t count = 0;

@@ -19,7 +19,8 @@ namespace {
 constexpr uint64_t kMappedFeatures =
     OMNIRT_FEATURE_HOST_ALLOC | OMNIRT_FEATURE_ASYNC_COPY | OMNIRT_FEATURE_STREAMS |
     OMNIRT_FEATURE_EVENTS | OMNIRT_FEATURE_EVENT_TIMING | OMNIRT_FEATURE_STREAM_WAIT_EVENT |
-    OMNIRT_FEATURE_MEM_INFO | OMNIRT_FEATURE_MEMORY_STATS | OMNIRT_FEATURE_PEER_COPY;
+    OMNIRT_FEATURE_MEM_INFO | OMNIRT_FEATURE_MEMORY_STATS | OMNIRT_FEATURE_PEER_COPY |
+    OMNIRT_FEATURE_DEFAULT_STREAM;
 
 aclrtMemMallocPolicy parse_malloc_policy(const std::string& value) {
   if (value.empty() || value == "huge_first") return ACL_MEM_MALLOC_HUGE_FIRST;
@@ -67,6 +68,8 @@ void AscendBackend::capabilities(omnirt_capabilities& caps) {
   caps.device_count = loaded != nullptr ? loaded->device_count() : 0;
   caps.features = kMappedFeatures;
   if (loaded != nullptr) caps.features &= ~loaded->lost_features();
+  // The default stream's handle is only usable through the stream calls.
+  if ((caps.features & OMNIRT_FEATURE_STREAMS) == 0) caps.features &= ~OMNIRT_FEATURE_DEFAULT_STREAM;
   if (hccl_.present()) caps.features |= OMNIRT_FEATURE_COLLECTIVES;  // found, not loaded
 }
 

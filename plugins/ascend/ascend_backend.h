@@ -18,6 +18,7 @@
 #include "omnirt/cpp/plugin.hpp"
 #include "omnirt_plugin_common/allocation_tracker.h"
 #include "omnirt_plugin_common/collectives.h"
+#include "omnirt_plugin_common/default_streams.h"
 #include "omnirt_plugin_common/device_objects.h"
 #include "omnirt_plugin_common/handle_registry.h"
 #include "omnirt_plugin_common/lazy_runtime.h"
@@ -69,6 +70,7 @@ class AscendBackend {
   void stream_synchronize(omnirt_stream* stream);
   bool stream_query(omnirt_stream* stream);
   void stream_wait_event(omnirt_stream* stream, omnirt_event* event);
+  omnirt_stream* stream_get_default(int32_t device);
   omnirt_event* event_create(int32_t device);
   void event_destroy(omnirt_event* event);
   void event_record(omnirt_event* event, omnirt_stream* stream);
@@ -108,6 +110,8 @@ class AscendBackend {
   void prepare_peer_copy(AclRuntime& rt, const plugin_common::MemoryPlan& plan);
   // A live stream, or nullptr for the default stream of the data's device.
   std::shared_ptr<AscendStream> find_stream(omnirt_stream* stream) const;
+  // The stream a non-NULL handle names: created, or a device's default stream.
+  std::shared_ptr<AscendStream> named_stream(omnirt_stream* stream) const;
   // Whether everything before the event's last record has run (or it never was).
   bool completed(AclRuntime& rt, const AscendEvent& marker);
   void destroy_leftovers() noexcept;
@@ -118,6 +122,7 @@ class AscendBackend {
   // Picks the device context of a copy and AscendCL's destMax/maxCount bound.
   const plugin_common::MemoryPlanner planner_{allocations_, "ascend"};
   plugin_common::HandleRegistry<AscendStream, omnirt_stream> streams_{"ascend", "stream"};
+  plugin_common::DefaultStreams<aclrtStream> default_streams_{"ascend"};
   plugin_common::HandleRegistry<AscendEvent, omnirt_event> events_{"ascend", "event"};
   HcclLibrary hccl_;
   plugin_common::HandleRegistry<HcclCommunicator, omnirt_comm> comms_{"ascend", "communicator"};

@@ -1,5 +1,6 @@
 // Streams and events of the ascend backend (aclrtStream, aclrtEvent).
-// A NULL omnirt_stream is AscendCL's default stream of the device in use.
+// A NULL omnirt_stream is AscendCL's default stream of the device in use;
+// stream_get_default names it per device (a null aclrtStream and the device).
 #include <string>
 
 #include "acl_status.h"
@@ -8,7 +9,17 @@
 namespace omnirt::ascend {
 
 std::shared_ptr<AscendStream> AscendBackend::find_stream(omnirt_stream* stream) const {
-  return stream != nullptr ? streams_.find(stream) : nullptr;
+  return stream != nullptr ? named_stream(stream) : nullptr;
+}
+
+std::shared_ptr<AscendStream> AscendBackend::named_stream(omnirt_stream* stream) const {
+  if (auto default_stream = default_streams_.find(stream)) return default_stream;
+  return streams_.find(stream);
+}
+
+omnirt_stream* AscendBackend::stream_get_default(int32_t device) {
+  AclRuntime& rt = runtime_for(OMNIRT_FEATURE_STREAMS, "stream_get_default");
+  return default_streams_.handle(device, rt.device_count());
 }
 
 omnirt_stream* AscendBackend::stream_create(int32_t device) {
@@ -21,6 +32,7 @@ omnirt_stream* AscendBackend::stream_create(int32_t device) {
 
 void AscendBackend::stream_destroy(omnirt_stream* stream) {
   if (stream == nullptr) return;
+  default_streams_.refuse_destroy(stream);
   AclRuntime& rt = runtime_for(OMNIRT_FEATURE_STREAMS, "stream_destroy");
   const auto queue = streams_.remove(stream);
   auto scope = rt.on_device(queue->device);
@@ -32,14 +44,14 @@ void AscendBackend::stream_destroy(omnirt_stream* stream) {
 
 void AscendBackend::stream_synchronize(omnirt_stream* stream) {
   AclRuntime& rt = runtime_for(OMNIRT_FEATURE_STREAMS, "stream_synchronize");
-  const auto queue = streams_.find(stream);
+  const auto queue = named_stream(stream);
   auto scope = rt.on_device(queue->device);
   rt.check(rt.api().aclrtSynchronizeStream(queue->handle), "aclrtSynchronizeStream");
 }
 
 bool AscendBackend::stream_query(omnirt_stream* stream) {
   AclRuntime& rt = runtime_for(OMNIRT_FEATURE_STREAMS, "stream_query");
-  const auto queue = streams_.find(stream);
+  const auto queue = named_stream(stream);
   auto scope = rt.on_device(queue->device);
   aclrtStreamStatus status = ACL_STREAM_STATUS_NOT_READY;
   rt.check(rt.api().aclrtStreamQuery(queue->handle, &status), "aclrtStreamQuery");

@@ -17,6 +17,7 @@
 #include "omnirt/cpp/plugin.hpp"
 #include "omnirt_plugin_common/allocation_tracker.h"
 #include "omnirt_plugin_common/collectives.h"
+#include "omnirt_plugin_common/default_streams.h"
 #include "omnirt_plugin_common/device_objects.h"
 #include "omnirt_plugin_common/handle_registry.h"
 #include "omnirt_plugin_common/lazy_runtime.h"
@@ -68,6 +69,7 @@ class CambriconBackend {
   void stream_synchronize(omnirt_stream* stream);
   bool stream_query(omnirt_stream* stream);
   void stream_wait_event(omnirt_stream* stream, omnirt_event* event);
+  omnirt_stream* stream_get_default(int32_t device);
   omnirt_event* event_create(int32_t device);
   void event_destroy(omnirt_event* event);
   void event_record(omnirt_event* event, omnirt_stream* stream);
@@ -107,6 +109,8 @@ class CambriconBackend {
   void require_peer(const CnrtRuntime& rt, const plugin_common::MemoryPlan& plan);
   // A live queue, or nullptr for the default queue of the data's device.
   std::shared_ptr<CambriconQueue> find_queue(omnirt_stream* stream) const;
+  // The queue a non-NULL handle names: created, or a device's default queue.
+  std::shared_ptr<CambriconQueue> named_queue(omnirt_stream* stream) const;
   // Whether everything before the notifier's last placement has run (or it never was placed).
   bool completed(CnrtRuntime& rt, const CambriconNotifier& notifier);
   void destroy_leftovers() noexcept;
@@ -116,6 +120,7 @@ class CambriconBackend {
   // Picks the device a copy or set runs on.
   const plugin_common::MemoryPlanner planner_{allocations_, "cambricon"};
   plugin_common::HandleRegistry<CambriconQueue, omnirt_stream> queues_{"cambricon", "stream"};
+  plugin_common::DefaultStreams<cnrtQueue_t> default_queues_{"cambricon"};
   plugin_common::HandleRegistry<CambriconNotifier, omnirt_event> notifiers_{"cambricon", "event"};
   CnclLibrary cncl_;
   plugin_common::HandleRegistry<CnclCommunicator, omnirt_comm> comms_{"cambricon", "communicator"};

@@ -1,5 +1,6 @@
 // CNRT queues and notifiers as the backend's streams and events.
-// A NULL omnirt_stream is CNRT's default queue of the device in use.
+// A NULL omnirt_stream is CNRT's default queue of the device in use;
+// stream_get_default names it per device (a null cnrtQueue_t and the device).
 #include "cambricon_backend.h"
 #include "cnrt_status.h"
 
@@ -12,7 +13,17 @@ bool is_pending(cnrtRet_t rc) { return rc == cnrtErrorBusy || rc == cnrtErrorNot
 }  // namespace
 
 std::shared_ptr<CambriconQueue> CambriconBackend::find_queue(omnirt_stream* stream) const {
-  return stream != nullptr ? queues_.find(stream) : nullptr;
+  return stream != nullptr ? named_queue(stream) : nullptr;
+}
+
+std::shared_ptr<CambriconQueue> CambriconBackend::named_queue(omnirt_stream* stream) const {
+  if (auto default_queue = default_queues_.find(stream)) return default_queue;
+  return queues_.find(stream);
+}
+
+omnirt_stream* CambriconBackend::stream_get_default(int32_t device) {
+  CnrtRuntime& rt = runtime_for(OMNIRT_FEATURE_STREAMS, "stream_get_default");
+  return default_queues_.handle(device, rt.device_count());
 }
 
 omnirt_stream* CambriconBackend::stream_create(int32_t device) {
@@ -27,6 +38,7 @@ omnirt_stream* CambriconBackend::stream_create(int32_t device) {
 // promises the work is done first.
 void CambriconBackend::stream_destroy(omnirt_stream* stream) {
   if (stream == nullptr) return;
+  default_queues_.refuse_destroy(stream);
   CnrtRuntime& rt = runtime_for(OMNIRT_FEATURE_STREAMS, "stream_destroy");
   const auto queue = queues_.remove(stream);
   auto scope = rt.on_device(queue->device);
@@ -38,14 +50,14 @@ void CambriconBackend::stream_destroy(omnirt_stream* stream) {
 
 void CambriconBackend::stream_synchronize(omnirt_stream* stream) {
   CnrtRuntime& rt = runtime_for(OMNIRT_FEATURE_STREAMS, "stream_synchronize");
-  const auto queue = queues_.find(stream);
+  const auto queue = named_queue(stream);
   auto scope = rt.on_device(queue->device);
   rt.check(rt.api().cnrtQueueSync(queue->handle), "cnrtQueueSync");
 }
 
 bool CambriconBackend::stream_query(omnirt_stream* stream) {
   CnrtRuntime& rt = runtime_for(OMNIRT_FEATURE_STREAMS, "stream_query");
-  const auto queue = queues_.find(stream);
+  const auto queue = named_queue(stream);
   auto scope = rt.on_device(queue->device);
   const cnrtRet_t rc = rt.api().cnrtQueueQuery(queue->handle);
   if (is_pending(rc)) return false;

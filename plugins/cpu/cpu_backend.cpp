@@ -13,7 +13,7 @@ constexpr uint64_t kFeatures =
     OMNIRT_FEATURE_HOST_ALLOC | OMNIRT_FEATURE_ASYNC_COPY | OMNIRT_FEATURE_STREAM_ORDERED_ALLOC |
     OMNIRT_FEATURE_STREAMS | OMNIRT_FEATURE_EVENTS | OMNIRT_FEATURE_EVENT_TIMING |
     OMNIRT_FEATURE_STREAM_WAIT_EVENT | OMNIRT_FEATURE_MEM_INFO | OMNIRT_FEATURE_MEMORY_STATS |
-    OMNIRT_FEATURE_GRAPH_CAPTURE;
+    OMNIRT_FEATURE_GRAPH_CAPTURE | OMNIRT_FEATURE_DEFAULT_STREAM;
 
 constexpr uint64_t kAllDtypes = (uint64_t{1} << OMNIRT_DTYPE_COUNT_1_0) - 1;
 
@@ -165,6 +165,11 @@ omnirt_stream* CpuBackend::stream_create(int32_t device) {
 
 void CpuBackend::stream_destroy(omnirt_stream* stream) {
   if (stream == nullptr) return;
+  if (stream == default_handle()) {
+    plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT,
+                 "cpu: stream_destroy: the default stream (from stream_get_default) belongs to the "
+                 "backend and cannot be destroyed");
+  }
   // Drain here, even if a racing call still holds the stream and so becomes
   // the one that finally deletes it.
   streams_.remove(stream)->synchronize();
@@ -182,6 +187,11 @@ void CpuBackend::stream_wait_event(omnirt_stream* stream, omnirt_event* event) {
     auto marker = awaited->latest();
     if (marker != nullptr && !marker->done()) s.enqueue([marker] { marker->wait(); });
   });
+}
+
+omnirt_stream* CpuBackend::stream_get_default(int32_t device) {
+  CpuDevice::check_index(device);
+  return default_handle();
 }
 
 omnirt_event* CpuBackend::event_create(int32_t device) {
@@ -209,7 +219,7 @@ float CpuBackend::event_elapsed_time(omnirt_event* start, omnirt_event* end) {
 }
 
 void CpuBackend::stream_begin_capture(omnirt_stream* stream) {
-  if (stream == nullptr) {
+  if (is_default(stream)) {
     plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT,
                  "cpu: the default stream cannot be captured; capture a created stream");
   }
@@ -217,7 +227,7 @@ void CpuBackend::stream_begin_capture(omnirt_stream* stream) {
 }
 
 omnirt_graph* CpuBackend::stream_end_capture(omnirt_stream* stream) {
-  if (stream == nullptr) {
+  if (is_default(stream)) {
     plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT, "cpu: the default stream is never capturing");
   }
   return graphs_.add(std::make_shared<CpuGraph>(streams_.find(stream)->end_capture()));
@@ -233,7 +243,7 @@ void CpuBackend::graph_destroy(omnirt_graph* graph) {
 }
 
 std::shared_ptr<CpuStream> CpuBackend::resolve_stream(omnirt_stream* stream) const {
-  return stream == nullptr ? default_stream_ : streams_.find(stream);
+  return is_default(stream) ? default_stream_ : streams_.find(stream);
 }
 
 }  // namespace omnirt::cpu

@@ -57,6 +57,7 @@ class CpuBackend {
   void stream_synchronize(omnirt_stream* stream);
   bool stream_query(omnirt_stream* stream);
   void stream_wait_event(omnirt_stream* stream, omnirt_event* event);
+  omnirt_stream* stream_get_default(int32_t device);
   omnirt_event* event_create(int32_t device);
   void event_destroy(omnirt_event* event);
   void event_record(omnirt_event* event, omnirt_stream* stream);
@@ -108,13 +109,24 @@ class CpuBackend {
   void group_end();
   std::string collectives_library();
 
-  // The stream a caller's handle names; NULL is the device's default stream.
-  // Throws INVALID_ARGUMENT for an unknown handle.
+  // The stream a caller's handle names; NULL (and stream_get_default's
+  // handle) is the device's default stream. Throws INVALID_ARGUMENT for an
+  // unknown handle.
   std::shared_ptr<CpuStream> resolve_stream(omnirt_stream* stream) const;
 
  private:
-  // A created stream's worker, or null for NULL (collectives run synchronously).
+  // The handle stream_get_default gives out: the default stream's address.
+  omnirt_stream* default_handle() const {
+    return reinterpret_cast<omnirt_stream*>(default_stream_.get());
+  }
+  // NULL or the default stream's handle.
+  bool is_default(omnirt_stream* stream) const {
+    return stream == nullptr || stream == default_handle();
+  }
+  // A created stream's worker, or null for NULL and the default stream's
+  // handle (collectives run synchronously).
   std::shared_ptr<CpuStream> stream_for_collective(omnirt_stream* stream) const;
+
   // Blocks until earlier work on `stream` is done (synchronous calls keep
   // stream order); refuses a capturing stream.
   void wait_for(omnirt_stream* stream) const;

@@ -23,6 +23,7 @@
 #include "cuda_memory.h"
 #include "cuda_runtime.h"
 #include "omnirt/cpp/plugin.hpp"
+#include "omnirt_plugin_common/default_streams.h"
 #include "omnirt_plugin_common/once.h"
 
 namespace omnirt::cuda {
@@ -61,6 +62,7 @@ class CudaBackend {
   void stream_synchronize(omnirt_stream* stream);
   bool stream_query(omnirt_stream* stream);
   void stream_wait_event(omnirt_stream* stream, omnirt_event* event);
+  omnirt_stream* stream_get_default(int32_t device);
   omnirt_event* event_create(int32_t device);
   void event_destroy(omnirt_event* event);
   void event_record(omnirt_event* event, omnirt_stream* stream);
@@ -152,6 +154,8 @@ class CudaBackend {
   std::vector<std::unique_ptr<DeviceAllocator>> allocators_;  // one per device
   std::unique_ptr<std::atomic<DeviceAllocator*>[]> allocators_ready_;  // each once made
   std::atomic<int> allocators_ready_count_{0};  // the table's size, once sized
+  // stream_get_default's handles: the legacy default stream of each device.
+  plugin_common::DefaultStreams<cudaStream_t> default_streams_{"cuda"};
   Kernels kernels_;
   Engine engine_;
   CudaCollectives collectives_;  // first to go: communicators flush before the allocators

@@ -30,6 +30,7 @@ omnirt_stream* CudaBackend::stream_create(int32_t device) {
 
 void CudaBackend::stream_destroy(omnirt_stream* handle) {
   if (handle == nullptr) return;
+  default_streams_.refuse_destroy(handle);
   std::unique_ptr<Stream> stream(stream_of(handle));
   DeviceGuard guard(cuda(), stream->device);
   OMNIRT_CUDA_CALL(cuda(), cudaStreamSynchronize, stream->handle);
@@ -57,6 +58,12 @@ void CudaBackend::stream_wait_event(omnirt_stream* stream_handle, omnirt_event* 
   const Event& event = required(event_of(event_handle), "event");
   DeviceGuard guard(cuda(), stream.device);
   OMNIRT_CUDA_CALL(cuda(), cudaStreamWaitEvent, stream.handle, event.handle, 0u);
+}
+
+// The legacy default stream (a null cudaStream_t, as NULL means to every
+// slot, the engine and the kernels), with its device.
+omnirt_stream* CudaBackend::stream_get_default(int32_t device) {
+  return default_streams_.handle(checked_device(device), runtime_.device_count());
 }
 
 omnirt_event* CudaBackend::event_create(int32_t device) {

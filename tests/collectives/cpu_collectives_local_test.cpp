@@ -156,6 +156,33 @@ TEST_F(CpuLocalCollectives, ACollectiveOnAStreamReturnsBeforeItsPeersJoin) {
   EXPECT_EQ(omnirt_stream_destroy(backend(), stream), OMNIRT_STATUS_OK);
 }
 
+// The default stream's handle is taken as NULL: after the stream's earlier
+// work (here a memset enqueued on it), complete on return. Rank 0 passes the
+// handle, rank 1 NULL, each from its own thread.
+TEST_F(CpuLocalCollectives, OnTheDefaultStreamsHandleACollectiveIsCompleteOnReturn) {
+  make_local(2);
+  omnirt_stream* default_stream = nullptr;
+  ASSERT_EQ(omnirt_stream_get_default(backend(), 0, &default_stream), OMNIRT_STATUS_OK) << last_message();
+  constexpr size_t kCount = 4096;
+  std::vector<std::vector<uint8_t>> in(2, std::vector<uint8_t>(kCount)), out(2, std::vector<uint8_t>(kCount));
+  std::vector<omnirt_status> filled(2), reduced(2);
+  std::vector<std::vector<uint8_t>> seen_on_return(2);
+  auto rank = [&](size_t r, omnirt_stream* stream) {
+    filled[r] = omnirt_memset_async(backend(), in[r].data(), int(r) + 1, kCount, default_stream);
+    reduced[r] = omnirt_all_reduce(backend(), comms_[r], in[r].data(), out[r].data(), kCount, OMNIRT_DTYPE_U8,
+                                   OMNIRT_REDUCE_SUM, stream);
+    seen_on_return[r] = out[r];
+  };
+  std::thread rank1(rank, 1, nullptr);
+  rank(0, default_stream);
+  rank1.join();
+  for (size_t r = 0; r < 2; ++r) {
+    EXPECT_EQ(filled[r], OMNIRT_STATUS_OK) << "rank " << r;
+    EXPECT_EQ(reduced[r], OMNIRT_STATUS_OK) << "rank " << r;
+    EXPECT_EQ(seen_on_return[r], std::vector<uint8_t>(kCount, 3)) << "rank " << r;
+  }
+}
+
 TEST_F(CpuLocalCollectives, BadArgumentsAreRefusedAndLeaveTheCommunicatorUsable) {
   make_local(2);
   float x[4] = {1, 2, 3, 4};

@@ -57,7 +57,8 @@ TEST_F(CpuBackendTest, CapabilitiesNameExactlyTheRuntimeFeatures) {
                 OMNIRT_FEATURE_STREAM_ORDERED_ALLOC | OMNIRT_FEATURE_STREAMS |
                 OMNIRT_FEATURE_EVENTS | OMNIRT_FEATURE_EVENT_TIMING |
                 OMNIRT_FEATURE_STREAM_WAIT_EVENT | OMNIRT_FEATURE_MEM_INFO |
-                OMNIRT_FEATURE_MEMORY_STATS | OMNIRT_FEATURE_GRAPH_CAPTURE);
+                OMNIRT_FEATURE_MEMORY_STATS | OMNIRT_FEATURE_GRAPH_CAPTURE |
+                OMNIRT_FEATURE_DEFAULT_STREAM);
   EXPECT_EQ(caps.dtypes, (1u << OMNIRT_DTYPE_COUNT_1_0) - 1);
   EXPECT_STREQ(caps.vendor, "cpu");
   EXPECT_TRUE(backend_.is_available().available);
@@ -126,6 +127,38 @@ TEST_F(CpuBackendTest, SyncSetWaitsForEarlierDefaultStreamWork) {
   EXPECT_EQ(buffer, Bytes(1 << 16, 0x22));  // not overwritten later by the async 0x11
   backend_.device_synchronize(0);
   EXPECT_EQ(buffer, Bytes(1 << 16, 0x22));
+}
+
+// stream_get_default's handle is the stream NULL stands for: work on it is
+// what sync calls and NULL-stream runs wait for, and events on it time it.
+TEST_F(CpuBackendTest, DefaultStreamHandleIsTheNullStream) {
+  omnirt_stream* handle = backend_.stream_get_default(0);
+  ASSERT_NE(handle, nullptr);
+  EXPECT_EQ(backend_.stream_get_default(0), handle);
+  EXPECT_EQ(backend_.resolve_stream(handle), backend_.resolve_stream(nullptr));
+
+  Bytes src(1 << 16, 0x01), dst(1 << 16, 0);
+  omnirt_event* start = backend_.event_create(0);
+  omnirt_event* end = backend_.event_create(0);
+  Gate gate;
+  backend_.event_record(start, handle);
+  backend_.resolve_stream(handle)->enqueue(gate.task());
+  backend_.memset_async(src.data(), 0x7C, src.size(), handle);
+  backend_.event_record(end, handle);
+  EXPECT_FALSE(backend_.stream_query(nullptr));
+  gate.open_after(30ms);
+  backend_.memcpy_sync(dst.data(), src.data(), dst.size(), OMNIRT_MEMCPY_HOST_TO_HOST);
+  EXPECT_EQ(dst, Bytes(1 << 16, 0x7C));
+  backend_.event_synchronize(end);
+  EXPECT_GE(backend_.event_elapsed_time(start, end), 25.0f) << "the gate held the stream 30 ms";
+
+  EXPECT_EQ(status_of([&] { backend_.stream_destroy(handle); }), OMNIRT_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(status_of([&] { backend_.stream_begin_capture(handle); }),
+            OMNIRT_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(status_of([&] { backend_.stream_get_default(1); }), OMNIRT_STATUS_OUT_OF_RANGE);
+  backend_.stream_synchronize(handle);  // still the backend's, and usable
+  backend_.event_destroy(start);
+  backend_.event_destroy(end);
 }
 
 TEST_F(CpuBackendTest, AsyncCopyAndSetRunInStreamOrder) {

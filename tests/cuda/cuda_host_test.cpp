@@ -1,12 +1,14 @@
 // The cuda backend through the host (libomnirt.so), as an embedder sees it:
 // discovery and the unavailable reason everywhere; memory and a named op
-// checked against a CPU reference where a GPU is present.
+// checked against a CPU reference, and ops on the NULL stream timed to
+// completion through the default stream's handle, where a GPU is present.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "omnirt/cpp/host.hpp"
 #include "omnirt/host.h"
 
 namespace {
@@ -86,6 +88,46 @@ TEST_F(CudaHostTest, RunsRmsNormOnTheDeviceLikeTheCpuReference) {
       EXPECT_NEAR(y[r * kCols + c], x[r * kCols + c] * scale * w[c], 1e-4) << r << "," << c;
     }
   }
+  for (void* p : {dx, dw, dy}) EXPECT_EQ(omnirt_free(cuda, 0, p), OMNIRT_STATUS_OK);
+}
+
+// Ops given NULL run on the legacy default stream and return before they
+// finish; the default stream's handle lets the timer record events around
+// them and wait, so the work is complete when it returns.
+TEST_F(CudaHostTest, TimesNullStreamOpsToCompletionOnTheDefaultStream) {
+  omnirt_backend* cuda = cuda_or_skip();
+  if (cuda == nullptr) GTEST_SKIP() << "cuda unavailable: " << reason_;
+  constexpr int64_t kRows = 4096, kCols = 4096;  // 64 MiB per tensor
+  void *dx = nullptr, *dw = nullptr, *dy = nullptr;
+  ASSERT_EQ(omnirt_malloc(cuda, 0, kRows * kCols * 4, &dx), OMNIRT_STATUS_OK);
+  ASSERT_EQ(omnirt_malloc(cuda, 0, kCols * 4, &dw), OMNIRT_STATUS_OK);
+  ASSERT_EQ(omnirt_malloc(cuda, 0, kRows * kCols * 4, &dy), OMNIRT_STATUS_OK);
+  ASSERT_EQ(omnirt_memset(cuda, dx, 0, kRows * kCols * 4), OMNIRT_STATUS_OK);
+  ASSERT_EQ(omnirt_memset(cuda, dw, 0, kCols * 4), OMNIRT_STATUS_OK);
+  int64_t x_shape[] = {kRows, kCols}, w_shape[] = {kCols};
+  const DLDevice gpu = {kDLCUDA, 0};
+  const DLDataType f32 = {kDLFloat, 32, 1};
+  const DLTensor inputs[] = {{dx, gpu, 2, f32, x_shape, nullptr, 0}, {dw, gpu, 1, f32, w_shape, nullptr, 0}};
+  DLTensor output = {dy, gpu, 2, f32, x_shape, nullptr, 0};
+
+  omnirt_stream* legacy = nullptr;
+  ASSERT_EQ(omnirt_stream_get_default(cuda, 0, &legacy), OMNIRT_STATUS_OK) << omnirt_last_error()->message;
+  omnirt::CompletionTimer timer;
+  ASSERT_EQ(timer.init(cuda, 0), OMNIRT_STATUS_OK) << omnirt_last_error()->message;
+  ASSERT_EQ(timer.begin(nullptr), OMNIRT_STATUS_OK) << omnirt_last_error()->message;
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_EQ(omnirt_op_run(cuda, "rms_norm", inputs, 2, &output, 1, nullptr, 0, nullptr), OMNIRT_STATUS_OK)
+        << omnirt_last_error()->message;
+  }
+  omnirt::CompletedTime t;
+  ASSERT_EQ(timer.end(&t), OMNIRT_STATUS_OK) << omnirt_last_error()->message;
+  EXPECT_EQ(timer.waits_by(), omnirt::CompletionTimer::Wait::kEvent);
+  EXPECT_EQ(omnirt_stream_query(cuda, legacy), OMNIRT_STATUS_OK) << "the timer returned before the ops finished";
+  ASSERT_TRUE(t.device_ms.has_value());
+  // 50 passes over 128 MiB cannot take less than 50 x 128 MiB / 10 TB/s.
+  EXPECT_GT(*t.device_ms, 0.6) << "the events did not bracket the ops";
+  EXPECT_GT(t.wall_ms, 0.6);
+  EXPECT_NE(omnirt_stream_destroy(cuda, legacy), OMNIRT_STATUS_OK) << "the default stream was destroyed";
   for (void* p : {dx, dw, dy}) EXPECT_EQ(omnirt_free(cuda, 0, p), OMNIRT_STATUS_OK);
 }
 

@@ -3,7 +3,15 @@
  * (Vulkan-Loader style). Built without switches it is a good backend: host
  * memory from malloc with honest statistics, streams whose async work really
  * is deferred until a synchronization point, events with timing, and graph
- * capture — enough for the host's routing to be tested end to end.
+ * capture — enough for the host's routing to be tested end to end. Each device
+ * has a default stream, the one a NULL stream stands for; built against ABI
+ * 1.1 headers, stream_get_default hands it out (DEFAULT_STREAM).
+ *
+ * Time: work on a stream completes in order, each piece `busy` milliseconds
+ * after the one before it (0 for copies and sets), counted from when it was
+ * enqueued on an idle stream; a synchronization waits (sleeps) until then, and
+ * an event's time is when the work recorded before it completes. So work that
+ * takes time really completes later than the call that enqueued it returns.
  *
  * Switches (compile definitions):
  *   FAKE_NAME="x"             vtable name (default "good")
@@ -24,6 +32,11 @@
  *   FAKE_STRAY_FEATURE_BITS   capabilities also set every feature bit above
  *                             ABI 1.0's (for the plugins built against the
  *                             frozen 1.0 headers in tests/abi/v1_0)
+ *   FAKE_MODULES              MODULES of format "fake": the module text
+ *                             "run_ms=N" makes a run that takes N ms on its
+ *                             stream; one float32 input in host memory, one
+ *                             output of twice its values (written at once:
+ *                             what the stream defers is the run's time)
  * Backend option (create): devices=<n>, the device count (default 1).
  * create logs "fake: created with <n> device(s)" at debug level.
  * Errors: malloc beyond 1 GiB fails with OUT_OF_MEMORY, native code ENOMEM.
@@ -37,6 +50,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +96,8 @@ static omnirt_status fake_fail(omnirt_status status, int64_t native_code, const 
 
 /* ---- state -------------------------------------------------------------- */
 
-enum fake_op_kind { FAKE_OP_MEMSET, FAKE_OP_MEMCPY, FAKE_OP_FREE };
+/* FAKE_OP_BUSY only takes time (a module run). */
+enum fake_op_kind { FAKE_OP_MEMSET, FAKE_OP_MEMCPY, FAKE_OP_FREE, FAKE_OP_BUSY };
 
 /* One piece of deferred work on a stream or in a graph. */
 typedef struct fake_op {
@@ -91,6 +106,8 @@ typedef struct fake_op {
   const void* src;
   int32_t value;
   size_t size;
+  double busy_ms;      /* how long it takes once the work before it is done */
+  struct timespec due; /* when it completes (work on a stream, not in a graph) */
   struct fake_op* next;
 } fake_op;
 
@@ -104,24 +121,56 @@ struct omnirt_backend_state {
   pthread_mutex_t lock;
   int32_t devices;
   uint64_t allocated, peak, alloc_count, free_count;
-  struct omnirt_stream* streams; /* every live stream, for device_synchronize */
+  struct omnirt_stream* streams;   /* every stream, default ones too, for device_synchronize */
+  struct omnirt_stream** defaults; /* the default stream of each device */
 };
 
 struct omnirt_stream {
   int32_t device;
+  int is_default;      /* the device's default stream: never destroyed by callers */
   fake_queue pending;  /* enqueued, not yet run */
   int capturing;
   fake_queue captured; /* work recorded while capturing */
   uint64_t enqueued, completed;
+  struct timespec ready; /* when the work enqueued so far completes */
   struct omnirt_stream* next;
 };
 
 struct omnirt_event {
-  struct omnirt_stream* stream; /* where it was recorded; NULL if never */
-  uint64_t target;              /* completes when stream->completed reaches it */
-  int timed;
-  struct timespec completed_at;
+  struct omnirt_stream* stream;   /* where it was recorded; NULL if never */
+  uint64_t target;                /* completes when stream->completed reaches it */
+  struct timespec completed_at;   /* when the work recorded before it completes */
 };
+
+/* ---- time --------------------------------------------------------------- */
+
+static struct timespec fake_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t;
+}
+
+static int fake_earlier(struct timespec a, struct timespec b) {
+  return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
+}
+
+static struct timespec fake_latest(struct timespec a, struct timespec b) { return fake_earlier(a, b) ? b : a; }
+
+static struct timespec fake_after(struct timespec t, double ms) {
+  const int64_t ns = (int64_t)t.tv_nsec + (int64_t)(ms * 1e6);
+  t.tv_sec += (time_t)(ns / 1000000000);
+  t.tv_nsec = (long)(ns % 1000000000);
+  return t;
+}
+
+static double fake_ms_between(struct timespec from, struct timespec to) {
+  return (double)(to.tv_sec - from.tv_sec) * 1e3 + (double)(to.tv_nsec - from.tv_nsec) / 1e6;
+}
+
+static void fake_sleep_until(struct timespec t) {
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR) {
+  }
+}
 
 struct omnirt_graph {
   fake_queue ops;
@@ -184,17 +233,27 @@ static omnirt_status fake_free_device(omnirt_backend_state* s, int32_t device, v
   return OMNIRT_STATUS_OK;
 }
 
+static void fake_flush_locked(omnirt_backend_state* s, omnirt_stream* stream);
+
+/* Sync copies and sets wait for the work on the default streams first. */
+static void fake_wait_default_streams(omnirt_backend_state* s) {
+  int32_t device;
+  pthread_mutex_lock(&s->lock);
+  for (device = 0; device < s->devices; ++device) fake_flush_locked(s, s->defaults[device]);
+  pthread_mutex_unlock(&s->lock);
+}
+
 static omnirt_status fake_memcpy_sync(omnirt_backend_state* s, void* dst, const void* src, size_t size,
                                       int32_t kind) {
-  (void)s;
   (void)kind;
+  fake_wait_default_streams(s);
   if (size > 0) memmove(dst, src, size);
   return OMNIRT_STATUS_OK;
 }
 
 #ifndef FAKE_NULL_REQUIRED_SLOT
 static omnirt_status fake_memset_sync(omnirt_backend_state* s, void* ptr, int32_t value, size_t size) {
-  (void)s;
+  fake_wait_default_streams(s);
 #ifdef FAKE_THROW_IN_SLOT
   if (size > 0) FAKE_THROW("fake: memset_sync threw");
 #endif
@@ -205,22 +264,23 @@ static omnirt_status fake_memset_sync(omnirt_backend_state* s, void* ptr, int32_
 
 /* ---- deferred work ------------------------------------------------------ */
 
-static omnirt_status fake_push(fake_queue* queue, int kind, void* dst, const void* src, int32_t value,
-                               size_t size) {
+static fake_op* fake_push(fake_queue* queue, int kind, void* dst, const void* src, int32_t value,
+                          size_t size, double busy_ms) {
   fake_op* op = (fake_op*)calloc(1, sizeof(fake_op));
-  if (op == NULL) return fake_fail(OMNIRT_STATUS_OUT_OF_MEMORY, ENOMEM, "fake: cannot queue work");
+  if (op == NULL) return NULL;
   op->kind = kind;
   op->dst = dst;
   op->src = src;
   op->value = value;
   op->size = size;
+  op->busy_ms = busy_ms;
   if (queue->tail != NULL) {
     queue->tail->next = op;
   } else {
     queue->head = op;
   }
   queue->tail = op;
-  return OMNIRT_STATUS_OK;
+  return op;
 }
 
 static void fake_clear(fake_queue* queue) {
@@ -233,23 +293,35 @@ static void fake_clear(fake_queue* queue) {
 }
 
 /* Work enqueued on a capturing stream is recorded into the graph, not run. */
-static omnirt_status fake_enqueue(omnirt_backend_state* s, omnirt_stream* stream, int kind, void* dst,
-                                  const void* src, int32_t value, size_t size) {
-  omnirt_status status;
+static omnirt_status fake_enqueue_timed(omnirt_backend_state* s, omnirt_stream* stream, int kind, void* dst,
+                                        const void* src, int32_t value, size_t size, double busy_ms) {
+  fake_op* op;
   pthread_mutex_lock(&s->lock);
   if (stream->capturing) {
-    status = fake_push(&stream->captured, kind, dst, src, value, size);
+    op = fake_push(&stream->captured, kind, dst, src, value, size, busy_ms);
   } else {
-    status = fake_push(&stream->pending, kind, dst, src, value, size);
-    if (status == OMNIRT_STATUS_OK) stream->enqueued += 1;
+    op = fake_push(&stream->pending, kind, dst, src, value, size, busy_ms);
+    if (op != NULL) {
+      stream->enqueued += 1;
+      op->due = fake_after(fake_latest(fake_now(), stream->ready), busy_ms);
+      stream->ready = op->due;
+    }
   }
   pthread_mutex_unlock(&s->lock);
-  return status;
+  return op != NULL ? OMNIRT_STATUS_OK : fake_fail(OMNIRT_STATUS_OUT_OF_MEMORY, ENOMEM, "fake: cannot queue work");
 }
 
+static omnirt_status fake_enqueue(omnirt_backend_state* s, omnirt_stream* stream, int kind, void* dst,
+                                  const void* src, int32_t value, size_t size) {
+  return fake_enqueue_timed(s, stream, kind, dst, src, value, size, 0);
+}
+
+/* Runs the stream's pending work, each piece once it is due. Sleeping under
+ * the lock stalls the fake's other calls meanwhile: fine for a test double. */
 static void fake_flush_locked(omnirt_backend_state* s, omnirt_stream* stream) {
   fake_op* op;
   for (op = stream->pending.head; op != NULL; op = op->next) {
+    fake_sleep_until(op->due);
     if (op->kind == FAKE_OP_MEMSET) memset(op->dst, op->value, op->size);
     if (op->kind == FAKE_OP_MEMCPY) memmove(op->dst, op->src, op->size);
     if (op->kind == FAKE_OP_FREE) fake_release(s, op->dst);
@@ -351,6 +423,9 @@ static omnirt_status fake_stream_create(omnirt_backend_state* s, int32_t device,
 static omnirt_status fake_stream_destroy(omnirt_backend_state* s, omnirt_stream* stream) {
   omnirt_stream** link;
   if (stream == NULL) return OMNIRT_STATUS_OK;
+  if (stream->is_default) {
+    return fake_fail(OMNIRT_STATUS_INVALID_ARGUMENT, 0, "fake: the default stream cannot be destroyed");
+  }
   pthread_mutex_lock(&s->lock);
   fake_flush_locked(s, stream);
   fake_clear(&stream->captured);
@@ -381,20 +456,18 @@ static omnirt_status fake_stream_query(omnirt_backend_state* s, omnirt_stream* s
 }
 
 /* An event is complete once its stream has run the work enqueued before it. */
-static int fake_event_done_locked(omnirt_event* event) {
-  int done = event->stream == NULL || event->stream->completed >= event->target;
-  if (done && event->stream != NULL && !event->timed) {
-    clock_gettime(CLOCK_MONOTONIC, &event->completed_at);
-    event->timed = 1;
-  }
-  return done;
+static int fake_event_done_locked(const omnirt_event* event) {
+  return event->stream == NULL || event->stream->completed >= event->target;
 }
 
+/* Work on `stream` is deferred anyway: finishing the event's stream orders it,
+ * and later work on `stream` starts no earlier than the event completes. */
 static omnirt_status fake_stream_wait_event(omnirt_backend_state* s, omnirt_stream* stream, omnirt_event* event) {
-  (void)stream; /* work on `stream` is deferred anyway; finishing the event's stream orders it */
   pthread_mutex_lock(&s->lock);
-  if (event->stream != NULL) fake_flush_locked(s, event->stream);
-  fake_event_done_locked(event);
+  if (event->stream != NULL) {
+    fake_flush_locked(s, event->stream);
+    stream->ready = fake_latest(stream->ready, event->completed_at);
+  }
   pthread_mutex_unlock(&s->lock);
   return OMNIRT_STATUS_OK;
 }
@@ -416,8 +489,7 @@ static omnirt_status fake_event_record(omnirt_backend_state* s, omnirt_event* ev
   pthread_mutex_lock(&s->lock);
   event->stream = stream;
   event->target = stream->enqueued;
-  event->timed = 0;
-  fake_event_done_locked(event);
+  event->completed_at = fake_latest(fake_now(), stream->ready);
   pthread_mutex_unlock(&s->lock);
   return OMNIRT_STATUS_OK;
 }
@@ -433,7 +505,6 @@ static omnirt_status fake_event_query(omnirt_backend_state* s, omnirt_event* eve
 static omnirt_status fake_event_synchronize(omnirt_backend_state* s, omnirt_event* event) {
   pthread_mutex_lock(&s->lock);
   if (event->stream != NULL) fake_flush_locked(s, event->stream);
-  fake_event_done_locked(event);
   pthread_mutex_unlock(&s->lock);
   return OMNIRT_STATUS_OK;
 }
@@ -447,8 +518,7 @@ static omnirt_status fake_event_elapsed_time(omnirt_backend_state* s, omnirt_eve
   } else if (!fake_event_done_locked(start) || !fake_event_done_locked(end)) {
     status = OMNIRT_STATUS_NOT_READY;
   } else {
-    *milliseconds = (float)((double)(end->completed_at.tv_sec - start->completed_at.tv_sec) * 1e3 +
-                            (double)(end->completed_at.tv_nsec - start->completed_at.tv_nsec) / 1e6);
+    *milliseconds = (float)fake_ms_between(start->completed_at, end->completed_at);
   }
   pthread_mutex_unlock(&s->lock);
   return status;
@@ -487,7 +557,7 @@ static omnirt_status fake_graph_launch(omnirt_backend_state* s, omnirt_graph* gr
   const fake_op* op;
   omnirt_status status = OMNIRT_STATUS_OK;
   for (op = graph->ops.head; op != NULL && status == OMNIRT_STATUS_OK; op = op->next) {
-    status = fake_enqueue(s, stream, op->kind, op->dst, op->src, op->value, op->size);
+    status = fake_enqueue_timed(s, stream, op->kind, op->dst, op->src, op->value, op->size, op->busy_ms);
   }
   return status;
 }
@@ -506,9 +576,135 @@ static omnirt_status fake_list_op_sets(omnirt_backend_state* s, const omnirt_op_
   *count = 1;
   return OMNIRT_STATUS_OK;
 }
+
+#ifdef OMNIRT_FEATURE_DEFAULT_STREAM
+static omnirt_status fake_stream_get_default(omnirt_backend_state* s, int32_t device, omnirt_stream** out) {
+  if (device < 0 || device >= s->devices) return fake_fail(OMNIRT_STATUS_OUT_OF_RANGE, 0, "fake: no such device");
+  *out = s->defaults[device];
+  return OMNIRT_STATUS_OK;
+}
+#endif
 #endif /* !FAKE_MINIMAL */
 
+#ifdef FAKE_MODULES
+/* ---- modules ------------------------------------------------------------ */
+
+struct omnirt_executable {
+  int32_t device;
+  double run_ms; /* how long a run takes on its stream */
+};
+
+/* A run's output, in memory counted like device memory. */
+typedef struct fake_output {
+  DLManagedTensor managed;
+  omnirt_backend_state* state;
+  int64_t shape[8];
+} fake_output;
+
+static void fake_output_delete(DLManagedTensor* self) {
+  fake_output* out = (fake_output*)self->manager_ctx;
+  if (out->managed.dl_tensor.data != NULL) {
+    pthread_mutex_lock(&out->state->lock);
+    fake_release(out->state, out->managed.dl_tensor.data);
+    pthread_mutex_unlock(&out->state->lock);
+  }
+  free(out);
+}
+
+static omnirt_status fake_module_load(omnirt_backend_state* s, int32_t device, const omnirt_module_source* source,
+                                      int32_t tier, const char* tag, omnirt_executable** out) {
+  char text[256];
+  size_t n;
+  const char* field;
+  char* end = NULL;
+  double run_ms = 0;
+  (void)s;
+  (void)tier;
+  (void)tag;
+  if (strcmp(source->format, "fake") != 0) {
+    return fake_fail(OMNIRT_STATUS_NOT_SUPPORTED, 0, "fake: loads module format 'fake' only");
+  }
+  if (source->data != NULL) {
+    n = source->size < sizeof text - 1 ? source->size : sizeof text - 1;
+    memcpy(text, source->data, n);
+  } else {
+    FILE* file = fopen(source->path, "rb");
+    if (file == NULL) return fake_fail(OMNIRT_STATUS_NOT_FOUND, errno, "fake: cannot open the module file");
+    n = fread(text, 1, sizeof text - 1, file);
+    fclose(file);
+  }
+  text[n] = '\0';
+  field = strstr(text, "run_ms=");
+  if (field != NULL) run_ms = strtod(field + 7, &end);
+  if (field != NULL && (end == field + 7 || !(run_ms >= 0))) {
+    return fake_fail(OMNIRT_STATUS_INVALID_ARGUMENT, 0, "fake: run_ms must be a number of milliseconds >= 0");
+  }
+  *out = (omnirt_executable*)calloc(1, sizeof(omnirt_executable));
+  if (*out == NULL) return fake_fail(OMNIRT_STATUS_OUT_OF_MEMORY, ENOMEM, "fake: out of memory");
+  (*out)->device = device;
+  (*out)->run_ms = run_ms;
+  return OMNIRT_STATUS_OK;
+}
+
+/* Writes the output at once, then enqueues the run's time on the stream. */
+static omnirt_status fake_executable_run(omnirt_backend_state* s, omnirt_executable* exe, const DLTensor* inputs,
+                                         size_t num_inputs, omnirt_stream* stream, DLManagedTensor** outputs,
+                                         size_t capacity, size_t* num_outputs) {
+  const DLTensor* in = &inputs[0];
+  fake_output* out;
+  const float* src;
+  float* dst;
+  size_t count = 1, i;
+  omnirt_status status;
+  if (num_inputs != 1 || in->dtype.code != kDLFloat || in->dtype.bits != 32 || in->dtype.lanes != 1 ||
+      in->ndim > 8) {
+    return fake_fail(OMNIRT_STATUS_INVALID_ARGUMENT, 0,
+                     "fake: a fake module takes one contiguous float32 input of at most 8 dimensions");
+  }
+  if (stream == NULL) stream = s->defaults[exe->device];
+  if (stream->capturing) return fake_fail(OMNIRT_STATUS_NOT_SUPPORTED, 0, "fake: runs cannot be captured");
+  *num_outputs = 1;
+  if (capacity < 1) return OMNIRT_STATUS_OUT_OF_RANGE;
+  for (i = 0; i < (size_t)in->ndim; ++i) count *= (size_t)in->shape[i];
+  out = (fake_output*)calloc(1, sizeof(fake_output));
+  if (out == NULL) return fake_fail(OMNIRT_STATUS_OUT_OF_MEMORY, ENOMEM, "fake: out of memory");
+  pthread_mutex_lock(&s->lock);
+  status = fake_malloc_locked(s, count * sizeof(float), &out->managed.dl_tensor.data);
+  pthread_mutex_unlock(&s->lock);
+  if (status != OMNIRT_STATUS_OK) {
+    free(out);
+    return status;
+  }
+  src = (const float*)((const char*)in->data + in->byte_offset);
+  dst = (float*)out->managed.dl_tensor.data;
+  for (i = 0; i < count; ++i) dst[i] = 2.0f * src[i];
+  for (i = 0; i < (size_t)in->ndim; ++i) out->shape[i] = in->shape[i];
+  out->managed.dl_tensor.device = in->device;
+  out->managed.dl_tensor.ndim = in->ndim;
+  out->managed.dl_tensor.dtype = in->dtype;
+  out->managed.dl_tensor.shape = out->shape;
+  out->managed.manager_ctx = out;
+  out->managed.deleter = fake_output_delete;
+  out->state = s;
+  status = fake_enqueue_timed(s, stream, FAKE_OP_BUSY, NULL, NULL, 0, 0, exe->run_ms);
+  if (status != OMNIRT_STATUS_OK) {
+    fake_output_delete(&out->managed);
+    return status;
+  }
+  outputs[0] = &out->managed;
+  return OMNIRT_STATUS_OK;
+}
+
+static omnirt_status fake_executable_destroy(omnirt_backend_state* s, omnirt_executable* exe) {
+  (void)s;
+  free(exe);
+  return OMNIRT_STATUS_OK;
+}
+#endif /* FAKE_MODULES */
+
 /* ---- lifecycle and discovery -------------------------------------------- */
+
+static void fake_destroy(omnirt_backend_state* s);
 
 static omnirt_status fake_create(const omnirt_backend_create_args* args, omnirt_backend_state** out) {
 #ifdef FAKE_CREATE_FAILS
@@ -533,6 +729,20 @@ static omnirt_status fake_create(const omnirt_backend_create_args* args, omnirt_
   if (s == NULL) return fake_fail(OMNIRT_STATUS_OUT_OF_MEMORY, ENOMEM, "fake: out of memory");
   pthread_mutex_init(&s->lock, NULL);
   s->devices = devices;
+  s->defaults = (omnirt_stream**)calloc((size_t)devices + 1, sizeof(omnirt_stream*));
+  for (i = 0; s->defaults != NULL && i < (size_t)devices; ++i) {
+    omnirt_stream* stream = (omnirt_stream*)calloc(1, sizeof(omnirt_stream));
+    if (stream == NULL) break;
+    stream->device = (int32_t)i;
+    stream->is_default = 1;
+    stream->next = s->streams;
+    s->streams = stream;
+    s->defaults[i] = stream;
+  }
+  if (s->defaults == NULL || i < (size_t)devices) {
+    fake_destroy(s);
+    return fake_fail(OMNIRT_STATUS_OUT_OF_MEMORY, ENOMEM, "fake: out of memory");
+  }
   *out = s;
   {
     char message[64];
@@ -552,6 +762,7 @@ static void fake_destroy(omnirt_backend_state* s) {
     free(s->streams);
     s->streams = next;
   }
+  free(s->defaults);
   pthread_mutex_destroy(&s->lock);
   free(s);
 }
@@ -583,6 +794,17 @@ static omnirt_status fake_get_capabilities(omnirt_backend_state* s, omnirt_capab
                   OMNIRT_FEATURE_STREAMS | OMNIRT_FEATURE_EVENTS | OMNIRT_FEATURE_EVENT_TIMING |
                   OMNIRT_FEATURE_STREAM_WAIT_EVENT | OMNIRT_FEATURE_MEM_INFO | OMNIRT_FEATURE_MEMORY_STATS |
                   OMNIRT_FEATURE_GRAPH_CAPTURE;
+#ifdef OMNIRT_FEATURE_DEFAULT_STREAM
+  full.features |= OMNIRT_FEATURE_DEFAULT_STREAM;
+#endif
+#endif
+#ifdef FAKE_MODULES
+  {
+    static const char* const kFormats[] = {"fake"};
+    full.features |= OMNIRT_FEATURE_MODULES;
+    full.module_formats = kFormats;
+    full.num_module_formats = 1;
+  }
 #endif
 #ifdef FAKE_STRAY_FEATURE_BITS
   full.features |= ~(uint64_t)0 << 14;
@@ -676,6 +898,14 @@ static void fake_fill_vtable(fake_vtable* v) {
   b->graph_launch = fake_graph_launch;
   b->graph_destroy = fake_graph_destroy;
   b->list_op_sets = fake_list_op_sets;
+#ifdef OMNIRT_FEATURE_DEFAULT_STREAM
+  b->stream_get_default = fake_stream_get_default;
+#endif
+#endif
+#ifdef FAKE_MODULES
+  b->module_load = fake_module_load;
+  b->executable_run = fake_executable_run;
+  b->executable_destroy = fake_executable_destroy;
 #endif
 #ifdef FAKE_EXTRA_SLOTS
   v->future_slot_a = fake_future_slot;

@@ -21,7 +21,8 @@ using ::testing::HasSubstr;
 constexpr uint64_t kMappedFeatures =
     OMNIRT_FEATURE_HOST_ALLOC | OMNIRT_FEATURE_ASYNC_COPY | OMNIRT_FEATURE_STREAMS |
     OMNIRT_FEATURE_EVENTS | OMNIRT_FEATURE_EVENT_TIMING | OMNIRT_FEATURE_STREAM_WAIT_EVENT |
-    OMNIRT_FEATURE_MEM_INFO | OMNIRT_FEATURE_MEMORY_STATS | OMNIRT_FEATURE_PEER_COPY;
+    OMNIRT_FEATURE_MEM_INFO | OMNIRT_FEATURE_MEMORY_STATS | OMNIRT_FEATURE_PEER_COPY |
+    OMNIRT_FEATURE_DEFAULT_STREAM;
 constexpr uint64_t kUnmappedFeatures = OMNIRT_FEATURE_STREAM_ORDERED_ALLOC |
                                        OMNIRT_FEATURE_GRAPH_CAPTURE | OMNIRT_FEATURE_MODULES |
                                        OMNIRT_FEATURE_COMPILE | OMNIRT_FEATURE_NAMED_OPS;
@@ -303,6 +304,51 @@ TEST_P(VendorBackend, EventsOrderStreamsAndMeasureTime) {
   ASSERT_OK(omnirt_free(b, 1, d));
   for (omnirt_event* e : {start, end}) ASSERT_OK(omnirt_event_destroy(b, e));
   for (omnirt_stream* s : {producer, consumer}) ASSERT_OK(omnirt_stream_destroy(b, s));
+}
+
+// stream_get_default names each device's default stream, the one NULL means
+// there: sync copies wait for its work, events on it time that work, and
+// stream_destroy refuses it. Each simulated task waits 30 ms.
+TEST_P(VendorBackend, TheDefaultStreamOfEachDeviceHasAHandle) {
+  env_.set("OMNIRT_SIM_TASK_DELAY_MS", "30");
+  auto host = make_host();
+  omnirt_backend* b = backend(*host);
+  constexpr size_t kSize = 1024;
+  omnirt_stream* handles[2] = {nullptr, nullptr};
+  for (int32_t device = 0; device < 2; ++device) {
+    SCOPED_TRACE("device " + std::to_string(device));
+    omnirt_stream* again = nullptr;
+    ASSERT_OK(omnirt_stream_get_default(b, device, &handles[device]));
+    ASSERT_OK(omnirt_stream_get_default(b, device, &again));
+    EXPECT_EQ(handles[device], again);
+    omnirt_stream* s = handles[device];
+    omnirt_event* start = nullptr;
+    omnirt_event* end = nullptr;
+    void* d = nullptr;
+    ASSERT_OK(omnirt_event_create(b, device, &start));
+    ASSERT_OK(omnirt_event_create(b, device, &end));
+    ASSERT_OK(omnirt_malloc(b, device, kSize, &d));
+    ASSERT_OK(omnirt_event_record(b, start, s));
+    ASSERT_OK(omnirt_memset_async(b, d, 0x42, kSize, s));
+    ASSERT_OK(omnirt_event_record(b, end, s));
+    EXPECT_EQ(omnirt_stream_query(b, s), OMNIRT_STATUS_NOT_READY);
+    Bytes out(kSize);
+    ASSERT_OK(omnirt_memcpy(b, out.data(), d, kSize, OMNIRT_MEMCPY_DEVICE_TO_HOST));
+    EXPECT_EQ(out, Bytes(kSize, 0x42)) << "the sync copy did not wait for the default stream";
+    ASSERT_OK(omnirt_stream_synchronize(b, s));
+    EXPECT_OK(omnirt_stream_query(b, s));
+    float ms = -1.0f;
+    ASSERT_OK(omnirt_event_elapsed_time(b, start, end, &ms));
+    EXPECT_GE(ms, 25.0f) << "a 30 ms task lies between the events";
+    EXPECT_EQ(omnirt_stream_destroy(b, s), OMNIRT_STATUS_INVALID_ARGUMENT);
+    EXPECT_THAT(last_message(), HasSubstr("default stream"));
+    EXPECT_OK(omnirt_stream_synchronize(b, s));
+    ASSERT_OK(omnirt_free(b, device, d));
+    for (omnirt_event* e : {start, end}) ASSERT_OK(omnirt_event_destroy(b, e));
+  }
+  EXPECT_NE(handles[0], handles[1]);
+  omnirt_stream* none = nullptr;
+  EXPECT_EQ(omnirt_stream_get_default(b, 2, &none), OMNIRT_STATUS_OUT_OF_RANGE);
 }
 
 TEST_P(VendorBackend, AnEventNeverRecordedIsCompleteButHasNoTime) {

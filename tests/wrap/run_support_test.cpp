@@ -1,4 +1,5 @@
-// omnirt-run's helpers: input specs, seeded inputs, .npy files, latency.
+// omnirt-run's helpers: input specs, seeded inputs, .npy files, latency, the
+// timed runs read back from a report.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 #include "inputs.h"
 #include "latency.h"
 #include "npy.h"
+#include "run_times.h"
 #include "wrap_test_util.h"
 
 using namespace omnirt::run;
@@ -110,6 +112,24 @@ TEST(Latency, NearestRankPercentiles) {
   EXPECT_EQ(l.min_ms, 1);
   EXPECT_EQ(l.max_ms, 10);
   EXPECT_EQ(summarize({}).median_ms, 0);
+}
+
+// The timed runs are the last successful run stages; wrap and embedder stages
+// and failed runs are not runs to time, and only runs with one have a device time.
+TEST(RunTimes, AreTheLastSuccessfulRunsOfTheReport) {
+  const auto report = nlohmann::ordered_json::parse(R"({"stages": [
+      {"name": "wrap_module", "kind": "wrap", "ms": 90.0, "ok": true},
+      {"name": "run", "kind": "run", "ms": 9.0, "device_ms": 8.0, "ok": true},
+      {"name": "run", "kind": "run", "ms": 0.5, "device_ms": null, "ok": false},
+      {"name": "run", "kind": "run", "ms": 2.0, "device_ms": 1.5, "ok": true},
+      {"name": "prepare", "kind": "embedder", "ms": 7.0, "ok": true},
+      {"name": "run", "kind": "run", "ms": 3.0, "device_ms": null, "ok": true}]})");
+  const RunTimes last_two = timed_runs(report, 2);
+  EXPECT_EQ(last_two.wall_ms, (std::vector<double>{2.0, 3.0}));
+  EXPECT_EQ(last_two.device_ms, (std::vector<double>{1.5}));
+  const RunTimes all = timed_runs(report, 10);
+  EXPECT_EQ(all.wall_ms, (std::vector<double>{9.0, 2.0, 3.0}));
+  EXPECT_TRUE(timed_runs(report, 0).wall_ms.empty());
 }
 
 }  // namespace

@@ -227,7 +227,7 @@ TEST_F(FakeWrap, ReportJsonFollowsTheSchema) {
   EXPECT_EQ(omnirt_report_add_stage(report.get(), "bad", -1), OMNIRT_STATUS_INVALID_ARGUMENT);
 
   const auto doc = report_json(report.get());
-  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["schema_version"], 2);
   EXPECT_EQ(doc["run_id"], "my-run-7");
   EXPECT_TRUE(doc["created_at"].is_string());
   EXPECT_TRUE(doc["ok"].get<bool>());
@@ -257,12 +257,18 @@ TEST_F(FakeWrap, ReportJsonFollowsTheSchema) {
   EXPECT_EQ(stages[0]["kind"], "wrap");
   EXPECT_EQ(stages[1]["kind"], "run");
   EXPECT_EQ(stages[1]["tag"], "block");
+  // wrapfake has no events: its runs have a wall time to completion only.
+  EXPECT_TRUE(stages[1]["ms"].is_number());
+  EXPECT_TRUE(stages[1]["device_ms"].is_null());
+  EXPECT_FALSE(stages[0].contains("device_ms"));
   EXPECT_EQ(stages[3]["kind"], "embedder");
   EXPECT_EQ(stages[3]["name"], "preprocess");
   EXPECT_DOUBLE_EQ(stages[3]["ms"].get<double>(), 1.25);
   EXPECT_EQ(doc["runs"]["count"], 2);
   EXPECT_EQ(doc["runs"]["failed"], 0);
   EXPECT_GT(doc["runs"]["total_ms"].get<double>(), 0.0);
+  EXPECT_EQ(doc["runs"]["device_timed"], 0);
+  EXPECT_TRUE(doc["runs"]["device_mean_ms"].is_null());
 
   // The fake knows two statistics; the others are null, not zero.
   const auto& memory = doc["memory"];
@@ -467,16 +473,21 @@ class EnvWrap : public ::testing::Test {
   std::vector<omnirt_attempt> wrap_with(uint32_t flags) {
     host_ = std::make_unique<Host>(fake_plugins(), "", flags);
     EXPECT_EQ(host_->status(), OMNIRT_STATUS_OK) << last_message();
+    return wrap_on(*host_, module_);
+  }
+
+  // Wraps on `host` into `module`, which must go before the host.
+  static std::vector<omnirt_attempt> wrap_on(Host& host, Module& module) {
     omnirt_module_source src{};
     src.struct_size = sizeof src;
     src.format = "fake";
     src.data = "fake:";
     src.size = 5;
     omnirt_module* raw = nullptr;
-    EXPECT_EQ(omnirt_wrap_module(host_->backend("wrapfake"), &src, "block", nullptr, nullptr, &raw),
+    EXPECT_EQ(omnirt_wrap_module(host.backend("wrapfake"), &src, "block", nullptr, nullptr, &raw),
               OMNIRT_STATUS_OK);
-    module_.reset(raw);
-    return attempts(module_.get());
+    module.reset(raw);
+    return attempts(module.get());
   }
 
   std::unique_ptr<Host> host_;
@@ -488,6 +499,25 @@ TEST_F(EnvWrap, OmnirtDisableCompileSkipsCompile) {
   ASSERT_EQ(a.size(), 3u);
   EXPECT_STREQ(a[0].reason, "compile disabled by OMNIRT_DISABLE_COMPILE");
   EXPECT_EQ(a[2].selected, 1);
+}
+
+// Read once, when a host is created (host.h): setting it later, as an
+// embedder might with setenv, changes nothing for a host that exists.
+TEST_F(EnvWrap, IsReadOnceWhenAHostIsCreated) {
+  unsetenv("OMNIRT_DISABLE_COMPILE");
+  Host earlier(fake_plugins(), "", OMNIRT_HOST_SKIP_INSTALLED_DIR);
+  ASSERT_EQ(earlier.status(), OMNIRT_STATUS_OK) << last_message();
+  setenv("OMNIRT_DISABLE_COMPILE", "1", 1);
+  {
+    Module module;
+    const auto a = wrap_on(earlier, module);
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].tier, OMNIRT_TIER_COMPILE);
+    EXPECT_EQ(a[0].selected, 1);
+  }
+  const auto a = wrap_with(OMNIRT_HOST_SKIP_INSTALLED_DIR);  // a host made now reads it
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_STREQ(a[0].reason, "compile disabled by OMNIRT_DISABLE_COMPILE");
 }
 
 TEST_F(EnvWrap, IgnoredWhenTheHostIgnoresTheEnvironment) {

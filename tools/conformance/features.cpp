@@ -18,7 +18,7 @@ const std::vector<Feature>& known_features() {
       KIT_FEATURE(MEMORY_STATS), KIT_FEATURE(GRAPH_CAPTURE),
       KIT_FEATURE(MODULES),      KIT_FEATURE(COMPILE),
       KIT_FEATURE(NAMED_OPS),    KIT_FEATURE(PEER_COPY),
-      KIT_FEATURE(COLLECTIVES),
+      KIT_FEATURE(DEFAULT_STREAM), KIT_FEATURE(COLLECTIVES),
   };
 #undef KIT_FEATURE
   return features;
@@ -36,6 +36,7 @@ uint64_t prerequisites(uint64_t feature) {
     case OMNIRT_FEATURE_STREAM_ORDERED_ALLOC:
     case OMNIRT_FEATURE_EVENTS:  // events are recorded on streams
     case OMNIRT_FEATURE_GRAPH_CAPTURE:
+    case OMNIRT_FEATURE_DEFAULT_STREAM:  // its handle is used through the stream calls
       return OMNIRT_FEATURE_STREAMS;
     case OMNIRT_FEATURE_EVENT_TIMING:
     case OMNIRT_FEATURE_STREAM_WAIT_EVENT:

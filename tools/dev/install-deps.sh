@@ -5,10 +5,14 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config file
+  # the Triton server in ../shared/triton (integrations/triton/tests) and its test's pytest
+  libb64-0d libevent-2.1-7 libevent-core-2.1-7 libevent-openssl-2.1-7 libevhtp0 libnuma1 libonig5
+  libprotobuf32 libre2-9 libssl3 python3-pytest
   libyaml-cpp-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev libdlpack-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libgloo-dev                                      # cpu collectives (libomnirt_cpu_gloo.so)
   libtorch-dev python3-torch python3-torchvision   # cpu TorchScript engine and test models
+  pybind11-dev python3-dev python3-numpy python3-pytest   # the Python package omnirt and its tests
 )
 
 missing=()

@@ -2,6 +2,8 @@
 
 #include <iomanip>
 
+#include "latency.h"
+
 namespace omnirt::run {
 namespace {
 
@@ -9,6 +11,13 @@ std::string ms_text(double ms) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(ms < 1 ? 3 : 2) << ms << " ms";
   return s.str();
+}
+
+std::string spread_text(const std::vector<double>& samples) {
+  const Latency l = summarize(samples);
+  return std::to_string(samples.size()) + " iterations: median " + ms_text(l.median_ms) +
+         ", p90 " + ms_text(l.p90_ms) + ", mean " + ms_text(l.mean_ms) + " (min " +
+         ms_text(l.min_ms) + ", max " + ms_text(l.max_ms) + ")";
 }
 
 std::string shape_of(const nlohmann::ordered_json& shape) {
@@ -19,8 +28,7 @@ std::string shape_of(const nlohmann::ordered_json& shape) {
 
 }  // namespace
 
-void print_summary(std::ostream& out, const nlohmann::ordered_json& r, const Latency& latency,
-                   size_t iters) {
+void print_summary(std::ostream& out, const nlohmann::ordered_json& r, const RunTimes& times) {
   const auto& b = r["backend"];
   out << "backend  " << b.value("name", "?") << " (plugin " << b.value("plugin_version", "?")
       << ", ABI " << b.value("abi_version", "?") << ")   run " << r.value("run_id", "?") << "\n";
@@ -38,10 +46,13 @@ void print_summary(std::ostream& out, const nlohmann::ordered_json& r, const Lat
       out << "\n";
     }
   }
-  if (iters > 0) {
-    out << "latency  " << iters << " iterations: median " << ms_text(latency.median_ms) << ", p90 "
-        << ms_text(latency.p90_ms) << ", mean " << ms_text(latency.mean_ms) << " (min "
-        << ms_text(latency.min_ms) << ", max " << ms_text(latency.max_ms) << ")\n";
+  if (!times.wall_ms.empty()) {
+    out << "latency  " << spread_text(times.wall_ms) << ", wall time to completion\n";
+    if (!times.device_ms.empty()) {
+      out << "device   " << spread_text(times.device_ms) << ", between events on the run's stream\n";
+    } else {
+      out << "device   not timed: the backend cannot time events on the run's stream\n";
+    }
   }
   if (r["outputs"].is_object()) {
     for (const auto& t : r["outputs"]["tensors"]) {

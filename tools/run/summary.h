@@ -4,12 +4,12 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "latency.h"
+#include "run_times.h"
 
 namespace omnirt::run {
 
-/// Prints the report (docs/run-report.md) and, when iters > 0, the latency.
-void print_summary(std::ostream& out, const nlohmann::ordered_json& report, const Latency& latency,
-                   size_t iters);
+/// Prints the report (docs/run-report.md) and, when there are timed runs,
+/// their wall time to completion and device time.
+void print_summary(std::ostream& out, const nlohmann::ordered_json& report, const RunTimes& times);
 
 }  // namespace omnirt::run

@@ -33,7 +33,8 @@ FEATURES = [
     ("compile", "The compile tier of `wrap_module`"),
     ("named_ops", "Named ops on DLPack tensors"),
     ("peer_copy", "Device-to-device copies across devices"),
-    ("collectives", "Communicators and collectives (gloo, NCCL, HCCL, CNCL)"),
+    ("default_stream", "ABI 1.1: `stream_get_default`, the handle of the stream NULL stands for"),
+    ("collectives", "ABI 1.1: communicators and collectives (gloo, NCCL, HCCL, CNCL)"),
 ]
 
 # How far each backend has been verified. Backends not listed have not been

@@ -416,7 +416,12 @@ OMNIRT_EXPORT omnirt_status omnirt_register_override(omnirt_backend* backend,
 OMNIRT_EXPORT omnirt_status omnirt_unregister_override(omnirt_backend* backend,
                                                        const char* tag);
 
-/** Skip the compile tier for this call (like OMNIRT_DISABLE_COMPILE=1). */
+/**
+ * Skip the compile tier for this call. The process-wide switch, the
+ * environment variable OMNIRT_DISABLE_COMPILE=1, is read once when a host is
+ * created (like every OMNIRT_* variable): setting it later changes nothing for
+ * hosts that exist. Use this flag to decide per call.
+ */
 #define OMNIRT_WRAP_DISABLE_COMPILE (1u << 0)
 
 /** Options of omnirt_wrap_module. Pointers are borrowed for the call. */
@@ -457,8 +462,9 @@ typedef struct omnirt_attempt {
 /**
  * Wraps a module on `backend`: tries the tiers in the policy order for `tag`
  * (configuration `wrap_module.policies`, default compile -> override ->
- * eager; compile skipped when disabled by config, OMNIRT_DISABLE_COMPILE=1 or
- * OMNIRT_WRAP_DISABLE_COMPILE) and keeps the first that succeeds. Every
+ * eager; compile skipped when disabled by config, by OMNIRT_DISABLE_COMPILE=1
+ * as it was when the host was created, or by OMNIRT_WRAP_DISABLE_COMPILE) and
+ * keeps the first that succeeds. Every
  * attempt is timed and recorded; exactly one is selected. The override tier
  * is the embedder's override for `tag`, else the named op `tag` (the
  * backend's own kernel, else the base implementation). A named op serving
@@ -496,8 +502,19 @@ OMNIRT_EXPORT omnirt_status omnirt_module_get_attempt(const omnirt_module* modul
  * Runs a wrapped module; same contract as omnirt_backend_vtable::executable_run
  * (owned outputs, OUT_OF_RANGE when output_capacity is too small). Inputs are
  * validated (device, dtype, shape) with INVALID_ARGUMENT naming the input,
- * the expected and the actual value. `stream` and `report` may be NULL; with a
- * report, the run's time, outputs summary and any error are recorded.
+ * the expected and the actual value. `stream` and `report` may be NULL.
+ *
+ * Without a report the run is enqueued on `stream` (NULL: the device's
+ * default stream) and the call may return before it completes (file
+ * comment). With a report the call returns only once the run's work has
+ * completed, and the report records the run's wall time to completion, its
+ * device time where the backend can time events on that stream, the outputs
+ * summary and any error (docs/run-report.md). It waits as
+ * omnirt::CompletionTimer (omnirt/cpp/host.hpp) does: for an event recorded
+ * after the run, else for the stream, else, for a NULL stream on a backend
+ * without OMNIRT_FEATURE_DEFAULT_STREAM (every ABI 1.0 plugin), with
+ * omnirt_device_synchronize, which also waits for the device's other streams.
+ * A wait that fails fails the call, with the outputs released.
  * Safe to call concurrently on one module.
  */
 OMNIRT_EXPORT omnirt_status omnirt_module_run(omnirt_module* module,

@@ -5,6 +5,7 @@
 
 #include "module/runner.h"
 #include "module/timeline.h"
+#include "module/timer_pool.h"
 #include "omnirt/host.h"
 
 struct omnirt_module {
@@ -13,4 +14,6 @@ struct omnirt_module {
   DLDevice input_device{};
   omnirt::wrap::TimelineEntry timeline;
   std::unique_ptr<omnirt::wrap::Runner> runner;
+  /// Timers of the runs given a report; their events go before the runner.
+  omnirt::wrap::TimerPool timers;
 };

@@ -1,5 +1,5 @@
 // omnirt_module_* (run, timeline access, destroy) and embedder overrides.
-#include <chrono>
+#include <memory>
 #include <string>
 
 #include "backend.h"
@@ -9,6 +9,7 @@
 #include "plugin_call.h"
 #include "report/report.h"
 #include "sized.h"
+#include "stopwatch.h"
 
 using omnirt::fail;
 using omnirt::guard_api;
@@ -39,6 +40,37 @@ omnirt_status run_module(omnirt_module* module, const DLTensor* inputs, size_t n
   }
   *num_outputs = 0;
   return module->runner->run(inputs, num_inputs, stream, outputs, output_capacity, num_outputs);
+}
+
+// A run given a report: it returns once the run's work has completed, and the
+// report records its wall time to completion and, where the backend can time
+// events on the stream, its device time (docs/run-report.md). A failed wait
+// fails the run: its outputs are released, since they may never be written.
+omnirt_status run_and_report(omnirt_module* module, const DLTensor* inputs, size_t num_inputs,
+                             omnirt_stream* stream, DLManagedTensor** outputs,
+                             size_t output_capacity, size_t* num_outputs, omnirt_report* report) {
+  const omnirt::Stopwatch call;
+  std::unique_ptr<omnirt::CompletionTimer> timer;
+  omnirt_status status = module->timers.take(module->backend, module->timeline.device, &timer);
+  if (status == OMNIRT_STATUS_OK) status = timer->begin(stream);
+  if (status == OMNIRT_STATUS_OK) {
+    status = run_module(module, inputs, num_inputs, stream, outputs, output_capacity, num_outputs);
+  }
+  omnirt::CompletedTime time;
+  if (status == OMNIRT_STATUS_OK) {
+    status = timer->end(&time);
+    if (status != OMNIRT_STATUS_OK) {
+      for (size_t i = 0; i < *num_outputs; ++i) outputs[i]->deleter(outputs[i]);
+      *num_outputs = 0;
+    }
+  }
+  if (timer != nullptr) module->timers.give_back(std::move(timer));
+  const bool ok = status == OMNIRT_STATUS_OK;
+  if (!ok) time = {static_cast<double>(call.elapsed_ns()) / 1e6, std::nullopt};
+  report->add_run(module->timeline.tag, time, status, ok ? outputs : nullptr,
+                  ok ? *num_outputs : 0);
+  if (!ok) report->add_error(status, omnirt_last_error()->message);
+  return status;
 }
 
 }  // namespace
@@ -94,19 +126,11 @@ omnirt_status omnirt_module_run(omnirt_module* module, const DLTensor* inputs, s
                                 size_t output_capacity, size_t* num_outputs,
                                 omnirt_report* report) {
   return guard_api("omnirt_module_run", [&] {
-    const auto start = std::chrono::steady_clock::now();
-    const omnirt_status status =
-        run_module(module, inputs, num_inputs, stream, outputs, output_capacity, num_outputs);
     if (report != nullptr && module != nullptr) {
-      const double ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-              .count();
-      const bool ok = status == OMNIRT_STATUS_OK;
-      report->add_run(module->timeline.tag, ms, status, ok ? outputs : nullptr,
-                      ok ? *num_outputs : 0);
-      if (!ok) report->add_error(status, omnirt_last_error()->message);
+      return run_and_report(module, inputs, num_inputs, stream, outputs, output_capacity,
+                            num_outputs, report);
     }
-    return status;
+    return run_module(module, inputs, num_inputs, stream, outputs, output_capacity, num_outputs);
   });
 }
 

@@ -9,12 +9,13 @@ void omnirt_report::add_timeline(const omnirt::wrap::TimelineEntry& entry) {
   device_ = entry.device;
   timeline_.push_back(entry);
   stages_.push_back(Stage{"wrap_module", "wrap", entry.tag,
-                          static_cast<double>(entry.elapsed_ns) / 1e6,
+                          static_cast<double>(entry.elapsed_ns) / 1e6, std::nullopt,
                           entry.selected() != nullptr});
 }
 
-void omnirt_report::add_run(const std::string& tag, double ms, omnirt_status status,
-                            const DLManagedTensor* const* outputs, size_t num_outputs) {
+void omnirt_report::add_run(const std::string& tag, const omnirt::CompletedTime& time,
+                            omnirt_status status, const DLManagedTensor* const* outputs,
+                            size_t num_outputs) {
   omnirt::report::Outputs summary{0, tag, {}};
   for (size_t i = 0; i < num_outputs; ++i) {
     const DLTensor& t = outputs[i]->dl_tensor;
@@ -24,7 +25,7 @@ void omnirt_report::add_run(const std::string& tag, double ms, omnirt_status sta
   }
   std::lock_guard<std::mutex> lock(mutex_);
   const bool ok = status == OMNIRT_STATUS_OK;
-  stages_.push_back(Stage{"run", "run", tag, ms, ok});
+  stages_.push_back(Stage{"run", "run", tag, time.wall_ms, time.device_ms, ok});
   if (ok) {
     summary.run = runs_;
     last_outputs_ = std::move(summary);
@@ -36,7 +37,7 @@ void omnirt_report::add_run(const std::string& tag, double ms, omnirt_status sta
 
 void omnirt_report::add_stage(const std::string& name, double ms) {
   std::lock_guard<std::mutex> lock(mutex_);
-  stages_.push_back(Stage{name, "embedder", "", ms, true});
+  stages_.push_back(Stage{name, "embedder", "", ms, std::nullopt, true});
 }
 
 void omnirt_report::add_error(omnirt_status status, const std::string& message) {

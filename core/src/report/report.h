@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "module/timeline.h"
+#include "omnirt/cpp/host.hpp"
 #include "omnirt/host.h"
 
 namespace omnirt::report {
@@ -21,7 +22,10 @@ struct Stage {
   std::string kind;
   /// Module tag for wrap and run stages.
   std::string tag;
+  /// Wall time; for a run, until its work completed.
   double ms = 0;
+  /// A run's device time, where the backend timed it with events.
+  std::optional<double> device_ms;
   bool ok = true;
 };
 
@@ -49,7 +53,9 @@ struct omnirt_report {
   omnirt_report(omnirt_backend* b, std::string id) : backend(b), run_id(std::move(id)) {}
 
   void add_timeline(const omnirt::wrap::TimelineEntry& entry);
-  void add_run(const std::string& tag, double ms, omnirt_status status,
+  /// A run timed to completion (`time`; wall time up to the failure when
+  /// `status` is not OK).
+  void add_run(const std::string& tag, const omnirt::CompletedTime& time, omnirt_status status,
                const DLManagedTensor* const* outputs, size_t num_outputs);
   void add_stage(const std::string& name, double ms);
   void add_error(omnirt_status status, const std::string& message);

@@ -15,7 +15,34 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 2: a run's `ms` is its wall time to completion (it was the call's, which
+// may return before the device finishes), and runs carry device time.
+constexpr int kSchemaVersion = 2;
+
+// Total, mean, min and max of a series of milliseconds; each is `empty` when
+// the series is.
+class Spread {
+ public:
+  void add(double ms) {
+    min_ = count_ == 0 ? ms : std::min(min_, ms);
+    max_ = std::max(max_, ms);
+    total_ += ms;
+    ++count_;
+  }
+  size_t count() const { return count_; }
+  json total(const json& empty = nullptr) const { return figure(total_, empty); }
+  json mean(const json& empty = nullptr) const {
+    return figure(total_ / static_cast<double>(count_ > 0 ? count_ : 1), empty);
+  }
+  json min(const json& empty = nullptr) const { return figure(min_, empty); }
+  json max(const json& empty = nullptr) const { return figure(max_, empty); }
+
+ private:
+  json figure(double value, const json& empty) const { return count_ > 0 ? json(value) : empty; }
+
+  size_t count_ = 0;
+  double total_ = 0, min_ = 0, max_ = 0;
+};
 
 std::string version_text(uint32_t packed) {
   return std::to_string(OMNIRT_VERSION_MAJOR(packed)) + "." +
@@ -121,17 +148,16 @@ std::string omnirt_report::to_json() {
   for (const auto& entry : timeline_) timeline.push_back(timeline_json(entry));
 
   json stages = json::array();
-  double total = 0, fastest = 0, slowest = 0;
-  size_t timed = 0;
+  Spread wall, device;
   for (const auto& s : stages_) {
-    json stage = {{"name", s.name}, {"kind", s.kind}, {"ms", s.ms}, {"ok", s.ok}};
+    json stage = {{"name", s.name}, {"kind", s.kind}, {"ms", s.ms}};
+    if (s.kind == "run") stage["device_ms"] = s.device_ms ? json(*s.device_ms) : json(nullptr);
+    stage["ok"] = s.ok;
     if (s.kind != "embedder") stage["tag"] = s.tag;
     stages.push_back(std::move(stage));
     if (s.kind != "run") continue;
-    total += s.ms;
-    fastest = timed == 0 ? s.ms : std::min(fastest, s.ms);
-    slowest = std::max(slowest, s.ms);
-    ++timed;
+    wall.add(s.ms);
+    if (s.device_ms) device.add(*s.device_ms);
   }
 
   json outputs = nullptr;
@@ -162,10 +188,15 @@ std::string omnirt_report::to_json() {
       {"runs",
        {{"count", runs_},
         {"failed", failed_runs_},
-        {"total_ms", total},
-        {"mean_ms", timed > 0 ? total / static_cast<double>(timed) : 0.0},
-        {"min_ms", fastest},
-        {"max_ms", slowest}}},
+        {"total_ms", wall.total(0.0)},
+        {"mean_ms", wall.mean(0.0)},
+        {"min_ms", wall.min(0.0)},
+        {"max_ms", wall.max(0.0)},
+        {"device_timed", device.count()},
+        {"device_total_ms", device.total()},
+        {"device_mean_ms", device.mean()},
+        {"device_min_ms", device.min()},
+        {"device_max_ms", device.max()}}},
       {"memory", memory_json(backend, device_)},
       {"outputs", outputs},
       {"errors", errors},

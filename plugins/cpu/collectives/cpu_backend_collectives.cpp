@@ -65,7 +65,7 @@ void CpuBackend::group_end() { collectives_.group_end(); }
 std::string CpuBackend::collectives_library() { return collectives_.library(); }
 
 std::shared_ptr<CpuStream> CpuBackend::stream_for_collective(omnirt_stream* stream) const {
-  return stream == nullptr ? nullptr : streams_.find(stream);
+  return is_default(stream) ? nullptr : streams_.find(stream);
 }
 
 }  // namespace omnirt::cpu

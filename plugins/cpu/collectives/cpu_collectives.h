@@ -4,8 +4,8 @@
 //
 // Streams: a collective on a stream is enqueued on that stream's worker and
 // completes in stream order (its failure is the communicator's, see
-// comm_get_async_error); on NULL it runs on the calling thread after the
-// default stream's earlier work and is complete when the call returns.
+// comm_get_async_error); on NULL (or the default stream's handle) it runs on
+// the calling thread after the default stream's earlier work and is complete when the call returns.
 // Between group_start and group_end, the calling thread's collectives are
 // launched together (cpu_group.h). Capturing streams take no collectives.
 //

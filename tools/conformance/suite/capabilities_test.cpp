@@ -166,6 +166,13 @@ Calls use_stream_wait_event(omnirt_backend* b) {
   return calls;
 }
 
+Calls use_default_stream(omnirt_backend* b) {
+  omnirt_stream* s = nullptr;
+  Calls calls = {{"omnirt_stream_get_default", omnirt_stream_get_default(b, 0, &s)}};
+  if (s != nullptr) calls.push_back({"omnirt_stream_synchronize", omnirt_stream_synchronize(b, s)});
+  return calls;
+}
+
 Calls use_mem_info(omnirt_backend* b) {
   size_t free_bytes = 0, total_bytes = 0;
   return {{"omnirt_mem_get_info", omnirt_mem_get_info(b, 0, &free_bytes, &total_bytes)}};
@@ -267,6 +274,7 @@ KIT_TEST_P(Features, MatchBehaviour, 7) {
     case OMNIRT_FEATURE_MODULES: use = use_modules; break;
     case OMNIRT_FEATURE_COMPILE: use = use_compile; break;
     case OMNIRT_FEATURE_NAMED_OPS: use = use_named_ops; break;
+    case OMNIRT_FEATURE_DEFAULT_STREAM: use = use_default_stream; break;
     case OMNIRT_FEATURE_COLLECTIVES: use = use_collectives; break;
     case OMNIRT_FEATURE_PEER_COPY:
       if (kit().device_count < 2) GTEST_SKIP() << "PEER_COPY needs two devices to check";

@@ -1,7 +1,9 @@
 // OmniRT — C++ wrapper of the embedder API (header-only, C++17).
 //
 // Move-only RAII owners over host.h: Host, DeviceBuffer, HostBuffer, Stream,
-// Event, Graph, FileStore, Communicator; Backend is a non-owning view. Nothing here throws: every
+// Event, Graph, FileStore, Communicator; Backend is a non-owning view;
+// CompletionTimer times work that a backend enqueues by its completion.
+// Nothing here throws: every
 // fallible method returns an omnirt_status, with the detail in
 // omnirt::last_error() on the same thread. Methods that fill a sized struct
 // set its struct_size themselves.
@@ -29,11 +31,13 @@
 #ifndef OMNIRT_CPP_HOST_HPP_
 #define OMNIRT_CPP_HOST_HPP_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <new>
+#include <optional>
 #include <utility>
 
 #include "omnirt/host.h"
@@ -403,6 +407,133 @@ class Backend {
 
  private:
   omnirt_backend* backend_ = nullptr;
+};
+
+/// What CompletionTimer::end measured.
+struct CompletedTime {
+  /// Host wall time (steady clock) from CompletionTimer::begin() until the
+  /// work had completed, in milliseconds: launch and device time together.
+  double wall_ms = 0;
+  /// Device time between events recorded on the work's stream before and
+  /// after it, in milliseconds. Empty when not asked for, when the backend
+  /// cannot time events (no OMNIRT_FEATURE_EVENT_TIMING), or when the work's
+  /// stream has no handle (NULL on a backend without
+  /// OMNIRT_FEATURE_DEFAULT_STREAM, such as every ABI 1.0 plugin).
+  std::optional<double> device_ms;
+};
+
+/// Times work a backend enqueues on a stream (module runs, named ops, async
+/// copies, which may return before the device finishes) by its completion,
+/// not by its launch. One implementation for every embedder, omnirt-run, the
+/// run report and the benchmarks:
+///
+///   omnirt::CompletionTimer timer;
+///   timer.init(backend, device);         // once: capabilities, default stream, events
+///   timer.begin(stream);                 // NULL: the device's default stream
+///   omnirt_module_run(module, ..., stream, ...);
+///   omnirt::CompletedTime t;
+///   timer.end(&t);                       // waits; t.wall_ms, t.device_ms
+///
+/// end() waits, best first: for an event recorded after the work (when device
+/// time is measured), for the stream (omnirt_stream_synchronize; for NULL, on
+/// the handle omnirt_stream_get_default gives), or, when the stream has no
+/// handle, for the whole device (omnirt_device_synchronize: all its streams).
+/// A timer serves one thread at a time; it owns its events, so destroy it
+/// before the host. Move-only. Every method returns the failing call's status
+/// (detail in omnirt::last_error()).
+class CompletionTimer {
+ public:
+  /// How end() waits for the work.
+  enum class Wait { kEvent, kStream, kDevice };
+
+  /// Prepares to time work on `device` of `backend`. With `device_time` and a
+  /// backend that times events (EVENTS and EVENT_TIMING), makes the two
+  /// events it records around the work; without, end() only waits and
+  /// measures wall time (as benchmarks that time iterations themselves want).
+  omnirt_status init(omnirt_backend* backend, int32_t device, bool device_time = true) noexcept {
+    *this = CompletionTimer();
+    omnirt_capabilities caps{};
+    caps.struct_size = sizeof caps;
+    omnirt_status status = omnirt_get_capabilities(backend, &caps);
+    if (status != OMNIRT_STATUS_OK) return status;
+    backend_ = backend;
+    device_ = device;
+    has_streams_ = (caps.features & OMNIRT_FEATURE_STREAMS) != 0;
+    if ((caps.features & OMNIRT_FEATURE_DEFAULT_STREAM) != 0) {
+      status = omnirt_stream_get_default(backend, device, &default_stream_);
+      if (status != OMNIRT_STATUS_OK) return status;
+    }
+    constexpr uint64_t kTiming = OMNIRT_FEATURE_EVENTS | OMNIRT_FEATURE_EVENT_TIMING;
+    if (device_time && (caps.features & kTiming) == kTiming) {
+      const Backend view(backend);
+      status = view.create_event(device, &start_);
+      if (status == OMNIRT_STATUS_OK) status = view.create_event(device, &end_);
+    }
+    return status;
+  }
+
+  /// Marks the start of work about to be enqueued on `stream` (NULL: the
+  /// device's default stream): records the start event there, then reads the
+  /// clock.
+  omnirt_status begin(omnirt_stream* stream = nullptr) noexcept {
+    stream_ = stream != nullptr ? stream : default_stream_;
+    if (stream_ == nullptr) {
+      wait_ = Wait::kDevice;
+    } else if (end_) {
+      wait_ = Wait::kEvent;
+    } else {
+      wait_ = has_streams_ ? Wait::kStream : Wait::kDevice;
+    }
+    if (wait_ == Wait::kEvent) {
+      const omnirt_status status = omnirt_event_record(backend_, start_.get(), stream_);
+      if (status != OMNIRT_STATUS_OK) return status;
+    }
+    started_ = Clock::now();
+    return OMNIRT_STATUS_OK;
+  }
+
+  /// Waits until the work enqueued on the stream since begin() has completed
+  /// and writes its times to *out.
+  omnirt_status end(CompletedTime* out) noexcept {
+    omnirt_status status = OMNIRT_STATUS_OK;
+    switch (wait_) {
+      case Wait::kEvent:
+        status = omnirt_event_record(backend_, end_.get(), stream_);
+        if (status == OMNIRT_STATUS_OK) status = omnirt_event_synchronize(backend_, end_.get());
+        break;
+      case Wait::kStream:
+        status = omnirt_stream_synchronize(backend_, stream_);
+        break;
+      case Wait::kDevice:
+        status = omnirt_device_synchronize(backend_, device_);
+        break;
+    }
+    const Clock::time_point done = Clock::now();
+    if (status != OMNIRT_STATUS_OK) return status;
+    out->wall_ms = std::chrono::duration<double, std::milli>(done - started_).count();
+    out->device_ms.reset();
+    if (wait_ == Wait::kEvent) {
+      float milliseconds = 0;
+      status = omnirt_event_elapsed_time(backend_, start_.get(), end_.get(), &milliseconds);
+      if (status != OMNIRT_STATUS_OK) return status;
+      out->device_ms = milliseconds;
+    }
+    return OMNIRT_STATUS_OK;
+  }
+
+  /// How the last begin() chose to wait.
+  Wait waits_by() const noexcept { return wait_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  omnirt_backend* backend_ = nullptr;
+  int32_t device_ = 0;
+  bool has_streams_ = false;
+  omnirt_stream* default_stream_ = nullptr;  // the backend's; never destroyed here
+  Event start_, end_;                        // only when measuring device time
+  omnirt_stream* stream_ = nullptr;          // of the work since begin()
+  Wait wait_ = Wait::kDevice;
+  Clock::time_point started_{};
 };
 
 /// A host: owns an omnirt_host and, through it, the loaded backends. Move-only.

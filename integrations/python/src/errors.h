@@ -1,0 +1,43 @@
+// Failures of the C API as Python exceptions: the omnirt.Error subclass of
+// the status (omnirt/errors.py), with the host's message, backend and native
+// code from omnirt_last_error().
+#ifndef OMNIRT_PYTHON_ERRORS_H_
+#define OMNIRT_PYTHON_ERRORS_H_
+
+#include <string>
+
+#include "omnirt/host.h"
+
+namespace omnirt_py {
+
+/// Raises (as py::error_already_set) the error of the last failed omnirt_*
+/// call on this thread. A Python exception that a Python override raised
+/// during that call becomes the new exception's __cause__. Needs the GIL.
+[[noreturn]] void raise_last_error();
+
+/// Raises the omnirt.Error subclass of `status` for a failure the extension
+/// found itself (bad Python arguments). Needs the GIL.
+[[noreturn]] void raise_error(omnirt_status status, const std::string& message,
+                              const std::string& backend = "");
+
+/// raise_last_error() unless `status` is OK.
+inline void check(omnirt_status status) {
+  if (status != OMNIRT_STATUS_OK) raise_last_error();
+}
+
+/// Keeps the Python exception now set (raised by a Python override) for the
+/// next raise_last_error() on this thread, and clears it. Needs the GIL.
+void stash_override_exception();
+
+/// Drops a stashed override exception (before a call that may stash one).
+void clear_override_exception();
+
+/// The status a Python override's exception maps to: an omnirt.Error's own
+/// status, else INVALID_ARGUMENT for TypeError/ValueError, OUT_OF_MEMORY for
+/// MemoryError, NOT_SUPPORTED for NotImplementedError, INTERNAL otherwise.
+/// Reads the stashed exception. Needs the GIL.
+omnirt_status stashed_override_status();
+
+}  // namespace omnirt_py
+
+#endif  // OMNIRT_PYTHON_ERRORS_H_
