@@ -1,9 +1,13 @@
 // all_reduce of f32 (sum) across processes on the loopback, 1 KiB to 64 MiB:
 // through OmniRT's cpu backend (libomnirt -> plugin -> libomnirt_cpu_gloo)
 // against gloo called directly, in the same processes and the same run.
-// Rounds alternate the two so that drift on a shared machine hits both; the
-// median round of each is compared: bus bandwidth ratio (OmniRT / gloo) and
-// the per-call time OmniRT adds.
+// Rounds alternate the two so that drift on a shared machine hits both; each
+// round of OmniRT is compared with the round of gloo just before it, and the
+// median of those comparisons is reported: bus bandwidth ratio (OmniRT /
+// gloo) and the per-call time OmniRT adds. With --ranks 1 no byte crosses
+// a socket: what remains is each path's own cost per call, so the time
+// OmniRT adds is measured without the loopback's wake-ups (tens to thousands
+// of microseconds on a loaded 2-core machine) drowning it.
 //
 //   omnirt_bench_cpu_allreduce [--ranks N] [--rounds R] [--max-mib M]
 #include <gloo/allreduce.h>
@@ -32,7 +36,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Options {
   int ranks = 2;
-  int rounds = 15;
+  int rounds = 31;
   size_t max_bytes = size_t{64} << 20;
 };
 
@@ -119,17 +123,19 @@ int run_rank(int rank, const Options& o, const std::string& dir) {
   r.nranks = o.ranks;
   open(r, dir);
   std::vector<float> send(o.max_bytes / sizeof(float), 1.0f), recv(send.size());
-  const double bus_factor = 2.0 * (o.ranks - 1) / o.ranks;
+  // Bus bandwidth; one rank moves each byte once (a copy).
+  const double bus_factor = o.ranks > 1 ? 2.0 * (o.ranks - 1) / o.ranks : 1.0;
   bool ok = true;
   if (rank == 0) {
-    std::printf("all_reduce f32 sum, %d processes on the loopback, median of %d alternating rounds\n", o.ranks,
+    std::printf("all_reduce f32 sum, %d process(es) on the loopback, %d alternating rounds, medians\n", o.ranks,
                 o.rounds);
     std::printf("%9s %12s %12s %12s %12s %9s %10s\n", "size", "gloo us", "omnirt us", "gloo GB/s",
                 "omnirt GB/s", "bw ratio", "extra us");
   }
   for (size_t bytes = 1024; bytes <= o.max_bytes; bytes *= 4) {
     const size_t count = bytes / sizeof(float);
-    const int iterations = int(std::clamp<size_t>((size_t{256} << 20) / bytes, 4, 2000));
+    // Short rounds (about 32 MiB each way) keep each pair close in time.
+    const int iterations = int(std::clamp<size_t>((size_t{32} << 20) / bytes, 4, 200));
     std::vector<double> direct, routed;
     for (int round = 0; round < o.rounds; ++round) {
       direct.push_back(seconds_per_call(iterations, [&] { gloo_all_reduce(r, send.data(), recv.data(), count); }));
@@ -137,11 +143,17 @@ int run_rank(int rank, const Options& o, const std::string& dir) {
     }
     if (recv[0] != float(o.ranks)) die("wrong result");
     if (rank != 0) continue;
+    std::vector<double> ratios, extras;
+    for (int round = 0; round < o.rounds; ++round) {
+      ratios.push_back(direct[size_t(round)] / routed[size_t(round)]);  // bus bandwidth: the same bytes in each
+      extras.push_back((routed[size_t(round)] - direct[size_t(round)]) * 1e6);
+    }
     const double g = median(direct), m = median(routed);
-    const double ratio = g / m;  // bus bandwidth ratio: the same bytes in each
-    const double extra_us = (m - g) * 1e6;
-    // >= 95% of gloo's bus bandwidth; small messages also within 2 us of it.
-    const bool pass = ratio >= 0.95 || (bytes <= 64 * 1024 && extra_us <= 2.0);
+    const double ratio = median(ratios), extra_us = median(extras);
+    // Targets: >= 95% of gloo's bus bandwidth, and small messages within 2 us
+    // of it. One rank judges only the latter: its copies are no bus.
+    const bool small_ok = bytes <= 64 * 1024 && extra_us <= 2.0;
+    const bool pass = o.ranks == 1 ? small_ok || bytes > 64 * 1024 : ratio >= 0.95 || small_ok;
     ok = ok && pass;
     std::printf("%9s %12.2f %12.2f %12.3f %12.3f %9.3f %10.2f%s\n", bytes_text(bytes).c_str(), g * 1e6, m * 1e6,
                 bus_factor * bytes / g / 1e9, bus_factor * bytes / m / 1e9, ratio, extra_us, pass ? "" : "  BELOW TARGET");
@@ -157,7 +169,7 @@ Options parse(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const long value = std::strtol(argv[i + 1], nullptr, 10);
-    if (flag == "--ranks") o.ranks = int(std::max(2L, value));
+    if (flag == "--ranks") o.ranks = int(std::max(1L, value));
     else if (flag == "--rounds") o.rounds = int(std::max(1L, value));
     else if (flag == "--max-mib") o.max_bytes = size_t(std::max(1L, value)) << 20;
     else {
