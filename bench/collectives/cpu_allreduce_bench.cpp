@@ -1,8 +1,9 @@
 // all_reduce of f32 (sum) across processes on the loopback, 1 KiB to 64 MiB:
 // through OmniRT's cpu backend (libomnirt -> plugin -> libomnirt_cpu_gloo)
 // against gloo called directly, in the same processes and the same run.
-// Rounds alternate the two so that drift on a shared machine hits both; each
-// round of OmniRT is compared with the round of gloo just before it, and the
+// Rounds alternate the two (gloo first in even rounds, OmniRT first in odd
+// ones) so that drift on a shared machine hits both; each round of OmniRT is
+// compared with the round of gloo next to it, and the
 // median of those comparisons is reported: bus bandwidth ratio (OmniRT /
 // gloo) and the per-call time OmniRT adds. With --ranks 1 no byte crosses
 // a socket: what remains is each path's own cost per call, so the time
@@ -138,8 +139,20 @@ int run_rank(int rank, const Options& o, const std::string& dir) {
     const int iterations = int(std::clamp<size_t>((size_t{32} << 20) / bytes, 4, 200));
     std::vector<double> direct, routed;
     for (int round = 0; round < o.rounds; ++round) {
-      direct.push_back(seconds_per_call(iterations, [&] { gloo_all_reduce(r, send.data(), recv.data(), count); }));
-      routed.push_back(seconds_per_call(iterations, [&] { omnirt_all_reduce(r, send.data(), recv.data(), count); }));
+      auto time_direct = [&] {
+        direct.push_back(seconds_per_call(iterations, [&] { gloo_all_reduce(r, send.data(), recv.data(), count); }));
+      };
+      auto time_routed = [&] {
+        routed.push_back(seconds_per_call(iterations, [&] { omnirt_all_reduce(r, send.data(), recv.data(), count); }));
+      };
+      // Which goes first alternates too, so that neither always follows the other.
+      if (round % 2 == 0) {
+        time_direct();
+        time_routed();
+      } else {
+        time_routed();
+        time_direct();
+      }
     }
     if (recv[0] != float(o.ranks)) die("wrong result");
     if (rank != 0) continue;
