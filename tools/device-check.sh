@@ -99,6 +99,7 @@ include(GoogleTest)
 add_subdirectory("$ROOT/abi" abi)
 add_subdirectory("$ROOT/core" core)  # the host, for the host-API tests and benchmarks
 add_subdirectory("$ROOT/plugins/cuda" plugins/cuda)
+add_subdirectory("$ROOT/tests/collectives" tests/collectives)  # the cases cuda_collectives_test runs
 add_subdirectory("$ROOT/tests/cuda" tests/cuda)
 add_subdirectory("$ROOT/bench/cuda" bench/cuda)
 EOF
@@ -112,8 +113,8 @@ build() {
   local host=(omnirt omnirt-probe omnirt-run omnirt_backend_cpu)
   local cuda=(omnirt_backend_cuda omnirt_cuda_engine cuda_caching_allocator_test cuda_launch_plan_test
     cuda_plugin_test cuda_multi_device_test cuda_host_test cuda_torch_test cuda_aoti_test
-    cuda_multi_device_torch_test cuda_allocator_core_bench cuda_alloc_bench cuda_memcpy_bench
-    cuda_module_bench cuda_kernel_bench cuda_aoti_bench)
+    cuda_multi_device_torch_test cuda_collectives_test cuda_allocator_core_bench cuda_alloc_bench
+    cuda_memcpy_bench cuda_module_bench cuda_kernel_bench cuda_aoti_bench nccl_allreduce_bench)
   local dirs=()
   if run build.log 300 cmake -S "$ROOT" -B "$BUILD/full" "${CMAKE_ARGS[@]}"; then
     dirs+=(full)
@@ -166,12 +167,19 @@ bench() {
   local dir
   for b in allocator_core alloc memcpy module; do
     if dir=$(built "bin/cuda_${b}_bench"); then
-      run "bench_$b.txt" 200 "$dir/bin/cuda_${b}_bench" --benchmark_repetitions=5 \
+      # Both allocator benchmarks share a log: OUT holds at most 8 files.
+      run "bench_${b/allocator_core/alloc}.txt" 200 "$dir/bin/cuda_${b}_bench" --benchmark_repetitions=5 \
         --benchmark_report_aggregates_only=true --benchmark_counters_tabular=true
     else
       say "cuda_${b}_bench was not built"
     fi
   done
+  # all_reduce through OmniRT vs. NCCL itself, over every GPU (one rank on one).
+  if dir=$(built bin/nccl_allreduce_bench); then
+    run bench_nccl_allreduce.txt 300 "$dir/bin/nccl_allreduce_bench"
+  else
+    say "nccl_allreduce_bench was not built"
+  fi
 }
 
 # The named-op kernels: correct against ATen on every case first, then timed.

@@ -86,6 +86,7 @@ inline constexpr Slot kVtableSlots[] = {
     OMNIRT_SLOT_OPTIONAL(group_start, COLLECTIVES),
     OMNIRT_SLOT_OPTIONAL(group_end, COLLECTIVES),
     OMNIRT_SLOT_OPTIONAL(collectives_library, COLLECTIVES),
+    OMNIRT_SLOT_OPTIONAL(comm_get_async_error, COLLECTIVES),
 };
 #undef OMNIRT_SLOT_REQUIRED
 #undef OMNIRT_SLOT_OPTIONAL

@@ -11,7 +11,7 @@ namespace {
 using plugin::fail;
 
 std::string allocator_option(const omnirt_backend_create_args& args) {
-  plugin_common::check_option_keys(args, "cuda", {"allocator"});
+  plugin_common::check_option_keys(args, "cuda", {"allocator", "nccl_library"});
   std::string kind = plugin::Options(args).get("allocator", "caching");
   if (kind != "caching" && kind != "async" && kind != "plain") {
     fail(OMNIRT_STATUS_INVALID_ARGUMENT,
@@ -35,7 +35,8 @@ const void* device_side(void* dst, const void* src, int32_t kind) {
 }  // namespace
 
 CudaBackend::CudaBackend(const omnirt_backend_create_args& args)
-    : allocator_kind_(allocator_option(args)) {}
+    : allocator_kind_(allocator_option(args)),
+      collectives_(plugin::Options(args).get("nccl_library")) {}
 
 CudaBackend::~CudaBackend() = default;  // allocators return their memory on their own device
 
@@ -51,6 +52,7 @@ void CudaBackend::capabilities(omnirt_capabilities& caps) {
       OMNIRT_FEATURE_GRAPH_CAPTURE | OMNIRT_FEATURE_NAMED_OPS | OMNIRT_FEATURE_PEER_COPY |
       OMNIRT_FEATURE_DEFAULT_STREAM;
   if (engine_.present()) caps.features |= OMNIRT_FEATURE_MODULES | OMNIRT_FEATURE_COMPILE;
+  if (collectives_.present()) caps.features |= OMNIRT_FEATURE_COLLECTIVES;  // found, not loaded
   caps.dtypes =
       (1ull << OMNIRT_DTYPE_F32) | (1ull << OMNIRT_DTYPE_F16) | (1ull << OMNIRT_DTYPE_BF16);
   caps.vendor = "nvidia";

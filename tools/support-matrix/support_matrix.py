@@ -34,6 +34,7 @@ FEATURES = [
     ("named_ops", "Named ops on DLPack tensors"),
     ("peer_copy", "Device-to-device copies across devices"),
     ("default_stream", "ABI 1.1: `stream_get_default`, the handle of the stream NULL stands for"),
+    ("collectives", "ABI 1.1: communicators and collectives (gloo, NCCL, HCCL, CNCL)"),
 ]
 
 # How far each backend has been verified. Backends not listed have not been

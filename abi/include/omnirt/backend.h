@@ -520,6 +520,16 @@ typedef struct omnirt_backend_vtable {
    */
   omnirt_status (*collectives_library)(omnirt_backend_state* state, char* text,
                                        size_t capacity);
+  /**
+   * OPTIONAL (1.1). Whether `comm` is healthy (NCCL's ncclCommGetAsyncError):
+   * OK while none of its collectives has failed; otherwise the status of the
+   * first failure (TIMEOUT naming the missing ranks, ...) with its message, on
+   * every call. A collective enqueued on a stream fails after its call
+   * returned, so this is how a caller learns of it; a synchronous failure
+   * counts too. A failed communicator stays failed (its later collectives
+   * return the same failure): destroy it and make a new one. Never waits.
+   */
+  omnirt_status (*comm_get_async_error)(omnirt_backend_state* state, omnirt_comm* comm);
 } omnirt_backend_vtable;
 
 /**

@@ -63,7 +63,7 @@ void CpuModules::describe(omnirt_capabilities& caps) const {
 }
 
 const omnirt_cpu_engine_api& CpuModules::engine() {
-  const omnirt_cpu_engine_api& api = library_.api();
+  const omnirt_cpu_engine_api& api = library_.table();
   threads_applied_([&] {
     char message[kMessageCapacity] = "";
     const omnirt_status status = api.configure_threads(threads_, message, sizeof message);

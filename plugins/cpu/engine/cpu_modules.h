@@ -34,7 +34,7 @@ class CpuModules {
   // The engine, loaded and given this instance's thread count on first use.
   const omnirt_cpu_engine_api& engine();
 
-  EngineLibrary library_;
+  EngineLibrary library_{kEngineCompanion};
   const int32_t threads_;
   plugin_common::Once threads_applied_;
   plugin_common::HandleRegistry<CpuExecutable, omnirt_executable> executables_{"cpu", "executable"};

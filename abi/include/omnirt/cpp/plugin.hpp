@@ -217,6 +217,7 @@ OMNIRT_PLUGIN_DETECT(recv)
 OMNIRT_PLUGIN_DETECT(group_start)
 OMNIRT_PLUGIN_DETECT(group_end)
 OMNIRT_PLUGIN_DETECT(collectives_library)
+OMNIRT_PLUGIN_DETECT(comm_get_async_error)
 #undef OMNIRT_PLUGIN_DETECT
 
 // One static noexcept trampoline per slot. Each forwards to the method of the
@@ -510,6 +511,10 @@ struct Trampolines {
                                            size_t capacity) noexcept {
     return guard([&] { copy_text(text, capacity, self<Impl>(s)->collectives_library()); });
   }
+  // Impl: void comm_get_async_error(omnirt_comm*); throws the failure, if any.
+  static omnirt_status comm_get_async_error(omnirt_backend_state* s, omnirt_comm* comm) noexcept {
+    return guard([&] { return self<Impl>(s)->comm_get_async_error(comm); });
+  }
 };
 
 // Required slots the class lacks answer NOT_SUPPORTED.
@@ -617,6 +622,7 @@ omnirt_backend_vtable make_vtable(const char* name, const char* version) noexcep
   OMNIRT_PLUGIN_SLOT(group_start, group_start)
   OMNIRT_PLUGIN_SLOT(group_end, group_end)
   OMNIRT_PLUGIN_SLOT(collectives_library, collectives_library)
+  OMNIRT_PLUGIN_SLOT(comm_get_async_error, comm_get_async_error)
   return v;
 }
 #undef OMNIRT_PLUGIN_SLOT
