@@ -60,6 +60,7 @@ inline DLDataType dl_dtype(at::ScalarType t) {
     case at::kFloat: return {kDLFloat, 32, 1};
     case at::kHalf: return {kDLFloat, 16, 1};
     case at::kBFloat16: return {kDLBfloat, 16, 1};
+    case at::kDouble: return {kDLFloat, 64, 1};
     default: throw std::invalid_argument("dtype without a DLPack mapping here");
   }
 }
