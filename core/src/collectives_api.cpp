@@ -46,6 +46,27 @@ omnirt_status require_store(const omnirt_comm_create_args& args, const char* cal
   return require_non_null(reinterpret_cast<const void*>(store->wait), call, "args->store->wait");
 }
 
+// A backend without communicators here: one that implements collectives but
+// lacks its library today says why (UNAVAILABLE, from its collectives_library
+// slot, which stays callable with the bit clear); any other answers
+// NOT_SUPPORTED like every unimplemented slot.
+omnirt_status no_communicators(omnirt_backend& backend, const char* call) noexcept {
+  if (backend.vtable.collectives_library == nullptr) {
+    return fail(OMNIRT_STATUS_NOT_SUPPORTED, backend.name, "{}: backend '{}' has no collectives", call,
+                backend.name);
+  }
+  char reason[OMNIRT_TEXT_MAX_MESSAGE + 1] = "";
+  const omnirt_status status = omnirt_collectives_library(&backend, reason, sizeof reason);
+  if (status == OMNIRT_STATUS_OK) {
+    return fail(OMNIRT_STATUS_INCOMPATIBLE, backend.name,
+                "{}: backend '{}' names a collective library ({}) but does not advertise "
+                "OMNIRT_FEATURE_COLLECTIVES",
+                call, backend.name, reason);
+  }
+  return fail(status, backend.name, "{}: backend '{}' has no collective library here: {}", call,
+              backend.name, std::string(omnirt_last_error()->message));
+}
+
 }  // namespace
 
 omnirt_status omnirt_comm_create(omnirt_backend* backend, const omnirt_comm_create_args* args,
@@ -66,6 +87,7 @@ omnirt_status omnirt_comm_create(omnirt_backend* backend, const omnirt_comm_crea
                 args->rank, args->nranks);
   }
   OMNIRT_RETURN_IF_ERROR(omnirt::require_device(*backend, args->device, kCall));
+  if (backend->vtable.comm_create == nullptr) return no_communicators(*backend, kCall);
   return call_slot<&V::comm_create>(*backend, "comm_create", args, comm);
 }
 
@@ -82,6 +104,7 @@ omnirt_status omnirt_comm_create_local(omnirt_backend* backend, const int32_t* d
     comms[i] = nullptr;
     OMNIRT_RETURN_IF_ERROR(omnirt::require_device(*backend, devices[i], kCall));
   }
+  if (backend->vtable.comm_create_local == nullptr) return no_communicators(*backend, kCall);
   return call_slot<&V::comm_create_local>(*backend, "comm_create_local", devices, num_devices,
                                           comms);
 }

@@ -516,7 +516,9 @@ typedef struct omnirt_backend_vtable {
    * OPTIONAL (1.1). Writes the collective library and its version, NUL-
    * terminated text ("NCCL 2.21.5", "gloo (TCP)"), into `text` (capacity
    * bytes, cut on a character boundary). May load the library (first real
-   * use); UNAVAILABLE with the reason when it is absent.
+   * use); UNAVAILABLE with the reason when it is absent. Called even while
+   * OMNIRT_FEATURE_COLLECTIVES is clear (the host asks it why), so a backend
+   * that implements collectives fills it whether or not its library is here.
    */
   omnirt_status (*collectives_library)(omnirt_backend_state* state, char* text,
                                        size_t capacity);
