@@ -31,6 +31,42 @@ inline omnirt_status require_collective(omnirt_backend* backend, omnirt_comm* co
   return require_non_null(comm, call, "comm");
 }
 
+// The store a communicator meets through: complete, with every callback.
+omnirt_status require_store(const omnirt_comm_create_args& args, const char* call) noexcept {
+  const omnirt_kv_store* store = args.store;
+  OMNIRT_RETURN_IF_ERROR(require_non_null(store, call, "args->store"));
+  if (store->struct_size < sizeof(omnirt_kv_store)) {
+    return fail(OMNIRT_STATUS_INCOMPATIBLE, {}, "{}: args->store->struct_size is {}; set it to {}",
+                call, store->struct_size, sizeof(omnirt_kv_store));
+  }
+  OMNIRT_RETURN_IF_ERROR(require_non_null(reinterpret_cast<const void*>(store->put), call,
+                                          "args->store->put"));
+  OMNIRT_RETURN_IF_ERROR(require_non_null(reinterpret_cast<const void*>(store->get), call,
+                                          "args->store->get"));
+  return require_non_null(reinterpret_cast<const void*>(store->wait), call, "args->store->wait");
+}
+
+// A backend without communicators here: one that implements collectives but
+// lacks its library today says why (UNAVAILABLE, from its collectives_library
+// slot, which stays callable with the bit clear); any other answers
+// NOT_SUPPORTED like every unimplemented slot.
+omnirt_status no_communicators(omnirt_backend& backend, const char* call) noexcept {
+  if (backend.vtable.collectives_library == nullptr) {
+    return fail(OMNIRT_STATUS_NOT_SUPPORTED, backend.name, "{}: backend '{}' has no collectives", call,
+                backend.name);
+  }
+  char reason[OMNIRT_TEXT_MAX_MESSAGE + 1] = "";
+  const omnirt_status status = omnirt_collectives_library(&backend, reason, sizeof reason);
+  if (status == OMNIRT_STATUS_OK) {
+    return fail(OMNIRT_STATUS_INCOMPATIBLE, backend.name,
+                "{}: backend '{}' names a collective library ({}) but does not advertise "
+                "OMNIRT_FEATURE_COLLECTIVES",
+                call, backend.name, reason);
+  }
+  return fail(status, backend.name, "{}: backend '{}' has no collective library here: {}", call,
+              backend.name, std::string(omnirt_last_error()->message));
+}
+
 }  // namespace
 
 omnirt_status omnirt_comm_create(omnirt_backend* backend, const omnirt_comm_create_args* args,
@@ -44,13 +80,14 @@ omnirt_status omnirt_comm_create(omnirt_backend* backend, const omnirt_comm_crea
     return fail(OMNIRT_STATUS_INCOMPATIBLE, {}, "{}: args->struct_size is {}; set it to {}", kCall,
                 args->struct_size, sizeof(omnirt_comm_create_args));
   }
-  OMNIRT_RETURN_IF_ERROR(require_non_null(args->store, kCall, "args->store"));
+  OMNIRT_RETURN_IF_ERROR(require_store(*args, kCall));
   OMNIRT_RETURN_IF_ERROR(require_non_null(args->key_prefix, kCall, "args->key_prefix"));
   if (args->nranks < 1 || args->rank < 0 || args->rank >= args->nranks) {
     return fail(OMNIRT_STATUS_INVALID_ARGUMENT, {}, "{}: rank {} is not in [0, nranks = {})", kCall,
                 args->rank, args->nranks);
   }
   OMNIRT_RETURN_IF_ERROR(omnirt::require_device(*backend, args->device, kCall));
+  if (backend->vtable.comm_create == nullptr) return no_communicators(*backend, kCall);
   return call_slot<&V::comm_create>(*backend, "comm_create", args, comm);
 }
 
@@ -67,6 +104,7 @@ omnirt_status omnirt_comm_create_local(omnirt_backend* backend, const int32_t* d
     comms[i] = nullptr;
     OMNIRT_RETURN_IF_ERROR(omnirt::require_device(*backend, devices[i], kCall));
   }
+  if (backend->vtable.comm_create_local == nullptr) return no_communicators(*backend, kCall);
   return call_slot<&V::comm_create_local>(*backend, "comm_create_local", devices, num_devices,
                                           comms);
 }
@@ -136,6 +174,11 @@ omnirt_status omnirt_recv(omnirt_backend* backend, omnirt_comm* comm, void* buff
   OMNIRT_RETURN_IF_ERROR(require_collective(backend, comm, kCall));
   OMNIRT_RETURN_IF_ERROR(require_elements(buffer, count, kCall, "buffer"));
   return call_slot<&V::recv>(*backend, "recv", comm, buffer, count, dtype, peer, stream);
+}
+
+omnirt_status omnirt_comm_get_async_error(omnirt_backend* backend, omnirt_comm* comm) {
+  OMNIRT_RETURN_IF_ERROR(require_collective(backend, comm, "omnirt_comm_get_async_error"));
+  return call_slot<&V::comm_get_async_error>(*backend, "comm_get_async_error", comm);
 }
 
 omnirt_status omnirt_group_start(omnirt_backend* backend) {

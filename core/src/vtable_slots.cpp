@@ -23,7 +23,7 @@ std::vector<std::string_view> missing_required_slots(const omnirt_backend_vtable
 
 void clear_unadvertised_slots(omnirt_backend_vtable* vtable, uint64_t features) noexcept {
   for (const Slot& slot : kVtableSlots) {
-    if (slot.required() || (features & slot.feature) != 0) continue;
+    if (!slot.gated || (features & slot.feature) != 0) continue;
     std::memset(reinterpret_cast<char*>(vtable) + slot.offset, 0, sizeof(void (*)()));
   }
 }

@@ -18,15 +18,21 @@ namespace slots {
 struct Slot {
   const char* name;
   size_t offset;
-  /// The OMNIRT_FEATURE_* bit without which the slot is never called; 0 for
-  /// a required slot.
+  /// The OMNIRT_FEATURE_* bit the slot belongs to; 0 for a required slot.
   uint64_t feature;
+  /// Whether the slot is never called while its bit is clear. A slot that
+  /// reports on its feature (collectives_library says why the collective
+  /// library is missing) stays callable: that report is its job.
+  bool gated;
 
   constexpr bool required() const noexcept { return feature == 0; }
 };
 
-#define OMNIRT_SLOT_REQUIRED(slot) Slot{#slot, offsetof(omnirt_backend_vtable, slot), 0}
-#define OMNIRT_SLOT_OPTIONAL(slot, bit) Slot{#slot, offsetof(omnirt_backend_vtable, slot), OMNIRT_FEATURE_##bit}
+#define OMNIRT_SLOT_REQUIRED(slot) Slot{#slot, offsetof(omnirt_backend_vtable, slot), 0, false}
+#define OMNIRT_SLOT_OPTIONAL(slot, bit) \
+  Slot{#slot, offsetof(omnirt_backend_vtable, slot), OMNIRT_FEATURE_##bit, true}
+#define OMNIRT_SLOT_REPORT(slot, bit) \
+  Slot{#slot, offsetof(omnirt_backend_vtable, slot), OMNIRT_FEATURE_##bit, false}
 /// Every slot of the vtable, in declaration order, with the bit backend.h
 /// names for it. A slot without a bit of its own belongs to the feature of
 /// its group (list_op_sets to NAMED_OPS, the executable slots to MODULES).
@@ -85,11 +91,13 @@ inline constexpr Slot kVtableSlots[] = {
     OMNIRT_SLOT_OPTIONAL(recv, COLLECTIVES),
     OMNIRT_SLOT_OPTIONAL(group_start, COLLECTIVES),
     OMNIRT_SLOT_OPTIONAL(group_end, COLLECTIVES),
-    OMNIRT_SLOT_OPTIONAL(collectives_library, COLLECTIVES),
+    OMNIRT_SLOT_REPORT(collectives_library, COLLECTIVES),
+    OMNIRT_SLOT_OPTIONAL(comm_get_async_error, COLLECTIVES),
     OMNIRT_SLOT_OPTIONAL(engine_prepare, ENGINE_PREPARE),
 };
 #undef OMNIRT_SLOT_REQUIRED
 #undef OMNIRT_SLOT_OPTIONAL
+#undef OMNIRT_SLOT_REPORT
 
 // Every slot is in the table: after the header fields, the vtable is nothing
 // but function pointers, and the table lists them in order.
@@ -113,8 +121,8 @@ const void* slot_address(const omnirt_backend_vtable& vtable, const slots::Slot&
 /// Names of the required slots that are NULL.
 std::vector<std::string_view> missing_required_slots(const omnirt_backend_vtable& vtable);
 
-/// Sets to NULL every optional slot whose capability bit is not in
-/// `features`, so that routed calls answer NOT_SUPPORTED without calling it.
+/// Sets to NULL every gated slot whose capability bit is not in `features`,
+/// so that routed calls answer NOT_SUPPORTED without calling it.
 void clear_unadvertised_slots(omnirt_backend_vtable* vtable, uint64_t features) noexcept;
 
 }  // namespace omnirt

@@ -128,9 +128,11 @@ ${backends_dir}/omnirt: start tritonserver with
 backend directory of an existing server.")
 endif()
 
-# One package per backend, and one per TorchScript engine: a backend runs
-# without its engine (it then reports no module format), and the engine needs
-# libtorch, a large dependency the backend's users may not want.
+# One package per backend, one per TorchScript engine, and one for the cpu
+# backend's gloo collectives: a backend runs without either companion (it then
+# reports no module format, or no collectives), and each needs a large
+# dependency (libtorch, gloo with its transports) the backend's users may not
+# want.
 set(cpu_summary "OmniRT backend for the CPU")
 set(cpu_description [[
 The cpu backend is always available: host memory with exact statistics,
@@ -183,8 +185,27 @@ This package contains the ${backend} backend's TorchScript engine
 when it first loads a module. It is built against libtorch, and versioned with
 the backend.")
   endif()
+  set(suggests "")
+  if(TARGET omnirt_${backend}_gloo)
+    set(suggests "omnirt-backend-${backend}-gloo (= ${version})")
+    omnirt_deb_package(omnirt-backend-${backend}-gloo
+      COMPONENTS backend-${backend}-gloo
+      VERSION "${version}"
+      SECTION libs
+      MULTI_ARCH same
+      DEPENDS "omnirt-backend-${backend} (= ${version})"
+      COPYRIGHT "${copyright}"
+      SUMMARY "${${backend}_summary}: collectives over gloo"
+      DESCRIPTION "${backend_preamble}
+
+This package contains the ${backend} backend's collectives library
+(libomnirt_${backend}_gloo.so): communicators over TCP through gloo, which the
+backend loads from its own folder on its first communicator. Without it the
+backend has no collectives and says so.")
+  endif()
   omnirt_backend_deb(${backend}
     RECOMMENDS ${recommends}
+    SUGGESTS ${suggests}
     COPYRIGHT "${copyright}"
     SUMMARY "${${backend}_summary}"
     DESCRIPTION "${backend_preamble}

@@ -48,8 +48,9 @@ plugin_common::LazyRuntime<AclRuntime>::Factory acl_factory(const plugin::Option
 }  // namespace
 
 AscendBackend::AscendBackend(const omnirt_backend_create_args& args)
-    : runtime_("ascend", acl_locator(plugin::Options(args)), acl_factory(plugin::Options(args))) {
-  plugin::Options(args).check_keys("ascend", {"library", "malloc_policy", "acl_config"});
+    : runtime_("ascend", acl_locator(plugin::Options(args)), acl_factory(plugin::Options(args))),
+      hccl_(plugin::Options(args).get("hccl_library")) {
+  plugin::Options(args).check_keys("ascend", {"library", "malloc_policy", "acl_config", "hccl_library"});
   malloc_policy_ = parse_malloc_policy(plugin::Options(args).get("malloc_policy"));
 }
 
@@ -68,6 +69,7 @@ void AscendBackend::capabilities(omnirt_capabilities& caps) {
   if (loaded != nullptr) caps.features &= ~loaded->lost_features();
   // The default stream's handle is only usable through the stream calls.
   if ((caps.features & OMNIRT_FEATURE_STREAMS) == 0) caps.features &= ~OMNIRT_FEATURE_DEFAULT_STREAM;
+  if (hccl_.present()) caps.features |= OMNIRT_FEATURE_COLLECTIVES;  // found, not loaded
 }
 
 AclRuntime& AscendBackend::runtime_for(uint64_t feature, const char* call) {
@@ -90,6 +92,9 @@ void AscendBackend::destroy_leftovers() noexcept {
     }
     plugin::log(OMNIRT_LOG_WARN, std::string("ascend: could not release a leftover ") + what);
   };
+  for (const auto& comm : comms_.take_all()) {
+    release(comm->device, "communicator", [&] { return hccl_.get().HcclCommDestroy(comm->handle) == HCCL_SUCCESS ? ACL_SUCCESS : 1; });
+  }
   for (const auto& event : events_.take_all()) {
     release(event->device, "event", [&] { return acl.aclrtDestroyEvent(event->handle); });
   }

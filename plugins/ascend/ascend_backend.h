@@ -4,7 +4,8 @@
 // allocation, graph capture) stay NULL, so the host answers NOT_SUPPORTED.
 //
 // Methods are implemented by area: ascend_backend.cpp (entry, options,
-// discovery), ascend_device.cpp, ascend_memory.cpp, ascend_stream.cpp.
+// discovery), ascend_device.cpp, ascend_memory.cpp, ascend_stream.cpp,
+// ascend_collectives.cpp (HCCL).
 #ifndef OMNIRT_PLUGINS_ASCEND_ASCEND_BACKEND_H_
 #define OMNIRT_PLUGINS_ASCEND_ASCEND_BACKEND_H_
 
@@ -13,8 +14,10 @@
 #include <memory>
 
 #include "acl_runtime.h"
+#include "hccl_library.h"
 #include "omnirt/cpp/plugin.hpp"
 #include "omnirt_plugin_common/allocation_tracker.h"
+#include "omnirt_plugin_common/collectives.h"
 #include "omnirt_plugin_common/default_streams.h"
 #include "omnirt_plugin_common/device_objects.h"
 #include "omnirt_plugin_common/handle_registry.h"
@@ -25,6 +28,14 @@ namespace omnirt::ascend {
 
 using AscendStream = plugin_common::DeviceStream<aclrtStream>;
 using AscendEvent = plugin_common::DeviceEvent<aclrtEvent>;
+
+// One rank's HCCL communicator.
+struct HcclCommunicator {
+  HcclComm handle;
+  int32_t device;
+  int32_t rank;
+  int32_t nranks;
+};
 
 class AscendBackend {
  public:
@@ -67,7 +78,30 @@ class AscendBackend {
   void event_synchronize(omnirt_event* event);
   float event_elapsed_time(omnirt_event* start, omnirt_event* end);
 
+  // Collectives through HCCL (ascend_collectives.cpp).
+  omnirt_comm* comm_create(const omnirt_comm_create_args& args);
+  void comm_create_local(const int32_t* devices, size_t num_devices, omnirt_comm** comms);
+  void comm_destroy(omnirt_comm* comm);
+  void comm_get_async_error(omnirt_comm* comm);
+  void all_reduce(omnirt_comm* comm, const void* send, void* recv, size_t count, int32_t dtype,
+                  int32_t op, omnirt_stream* stream);
+  void all_gather(omnirt_comm* comm, const void* send, void* recv, size_t send_count,
+                  int32_t dtype, omnirt_stream* stream);
+  void reduce_scatter(omnirt_comm* comm, const void* send, void* recv, size_t recv_count,
+                      int32_t dtype, int32_t op, omnirt_stream* stream);
+  void broadcast(omnirt_comm* comm, const void* send, void* recv, size_t count, int32_t dtype,
+                 int32_t root, omnirt_stream* stream);
+  void send(omnirt_comm* comm, const void* buffer, size_t count, int32_t dtype, int32_t peer,
+            omnirt_stream* stream);
+  void recv(omnirt_comm* comm, void* buffer, size_t count, int32_t dtype, int32_t peer,
+            omnirt_stream* stream);
+  void group_start();
+  void group_end();
+  std::string collectives_library();
+
  private:
+  // Enqueues `c` on `stream` through HCCL.
+  void collective(omnirt_comm* comm, const plugin_common::Collective& c, omnirt_stream* stream);
   // The loaded runtime; throws UNAVAILABLE when it cannot be loaded.
   AclRuntime& runtime() { return runtime_.get(); }
   // The runtime, after checking it has every symbol `feature` needs.
@@ -90,6 +124,8 @@ class AscendBackend {
   plugin_common::HandleRegistry<AscendStream, omnirt_stream> streams_{"ascend", "stream"};
   plugin_common::DefaultStreams<aclrtStream> default_streams_{"ascend"};
   plugin_common::HandleRegistry<AscendEvent, omnirt_event> events_{"ascend", "event"};
+  HcclLibrary hccl_;
+  plugin_common::HandleRegistry<HcclCommunicator, omnirt_comm> comms_{"ascend", "communicator"};
 };
 
 }  // namespace omnirt::ascend

@@ -35,8 +35,9 @@ std::unique_ptr<CnrtRuntime> load_cnrt(plugin_common::DynamicLibrary library) {
 }  // namespace
 
 CambriconBackend::CambriconBackend(const omnirt_backend_create_args& args)
-    : runtime_("cambricon", cnrt_locator(plugin::Options(args)), load_cnrt) {
-  plugin::Options(args).check_keys("cambricon", {"library"});
+    : runtime_("cambricon", cnrt_locator(plugin::Options(args)), load_cnrt),
+      cncl_(plugin::Options(args).get("cncl_library")) {
+  plugin::Options(args).check_keys("cambricon", {"library", "cncl_library"});
 }
 
 CambriconBackend::~CambriconBackend() { destroy_leftovers(); }
@@ -54,6 +55,7 @@ void CambriconBackend::capabilities(omnirt_capabilities& caps) {
   if (loaded != nullptr) caps.features &= ~loaded->lost_features();
   // The default queue's handle is only usable through the stream calls.
   if ((caps.features & OMNIRT_FEATURE_STREAMS) == 0) caps.features &= ~OMNIRT_FEATURE_DEFAULT_STREAM;
+  if (cncl_.present()) caps.features |= OMNIRT_FEATURE_COLLECTIVES;  // found, not loaded
 }
 
 CnrtRuntime& CambriconBackend::runtime_for(uint64_t feature, const char* call) {
@@ -76,6 +78,10 @@ void CambriconBackend::destroy_leftovers() noexcept {
     }
     plugin::log(OMNIRT_LOG_WARN, std::string("cambricon: could not release a leftover ") + what);
   };
+  for (const auto& comm : comms_.take_all()) {
+    release(comm->device, "communicator",
+            [&] { return cncl_.get().cnclFreeComm(comm->handle) == CNCL_RET_SUCCESS ? cnrtSuccess : -1; });
+  }
   for (const auto& notifier : notifiers_.take_all()) {
     release(notifier->device, "event", [&] { return cnrt.cnrtNotifierDestroy(notifier->handle); });
   }

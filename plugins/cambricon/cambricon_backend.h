@@ -12,9 +12,11 @@
 #include <cstdint>
 #include <memory>
 
+#include "cncl_library.h"
 #include "cnrt_runtime.h"
 #include "omnirt/cpp/plugin.hpp"
 #include "omnirt_plugin_common/allocation_tracker.h"
+#include "omnirt_plugin_common/collectives.h"
 #include "omnirt_plugin_common/default_streams.h"
 #include "omnirt_plugin_common/device_objects.h"
 #include "omnirt_plugin_common/handle_registry.h"
@@ -25,6 +27,14 @@ namespace omnirt::cambricon {
 
 using CambriconQueue = plugin_common::DeviceStream<cnrtQueue_t>;
 using CambriconNotifier = plugin_common::DeviceEvent<cnrtNotifier_t>;
+
+// One rank's CNCL communicator.
+struct CnclCommunicator {
+  cnclComm_t handle;
+  int32_t device;
+  int32_t rank;
+  int32_t nranks;
+};
 
 class CambriconBackend {
  public:
@@ -67,7 +77,30 @@ class CambriconBackend {
   void event_synchronize(omnirt_event* event);
   float event_elapsed_time(omnirt_event* start, omnirt_event* end);
 
+  // Collectives through CNCL (cambricon_collectives.cpp).
+  omnirt_comm* comm_create(const omnirt_comm_create_args& args);
+  void comm_create_local(const int32_t* devices, size_t num_devices, omnirt_comm** comms);
+  void comm_destroy(omnirt_comm* comm);
+  void comm_get_async_error(omnirt_comm* comm);
+  void all_reduce(omnirt_comm* comm, const void* send, void* recv, size_t count, int32_t dtype,
+                  int32_t op, omnirt_stream* stream);
+  void all_gather(omnirt_comm* comm, const void* send, void* recv, size_t send_count,
+                  int32_t dtype, omnirt_stream* stream);
+  void reduce_scatter(omnirt_comm* comm, const void* send, void* recv, size_t recv_count,
+                      int32_t dtype, int32_t op, omnirt_stream* stream);
+  void broadcast(omnirt_comm* comm, const void* send, void* recv, size_t count, int32_t dtype,
+                 int32_t root, omnirt_stream* stream);
+  void send(omnirt_comm* comm, const void* buffer, size_t count, int32_t dtype, int32_t peer,
+            omnirt_stream* stream);
+  void recv(omnirt_comm* comm, void* buffer, size_t count, int32_t dtype, int32_t peer,
+            omnirt_stream* stream);
+  void group_start();
+  void group_end();
+  std::string collectives_library();
+
  private:
+  // Enqueues `c` on `stream` through CNCL.
+  void collective(omnirt_comm* comm, const plugin_common::Collective& c, omnirt_stream* stream);
   // The loaded runtime; throws UNAVAILABLE when it cannot be loaded.
   CnrtRuntime& runtime() { return runtime_.get(); }
   // The runtime, after checking it has every symbol `feature` needs.
@@ -89,6 +122,8 @@ class CambriconBackend {
   plugin_common::HandleRegistry<CambriconQueue, omnirt_stream> queues_{"cambricon", "stream"};
   plugin_common::DefaultStreams<cnrtQueue_t> default_queues_{"cambricon"};
   plugin_common::HandleRegistry<CambriconNotifier, omnirt_event> notifiers_{"cambricon", "event"};
+  CnclLibrary cncl_;
+  plugin_common::HandleRegistry<CnclCommunicator, omnirt_comm> comms_{"cambricon", "communicator"};
 };
 
 }  // namespace omnirt::cambricon

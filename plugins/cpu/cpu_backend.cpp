@@ -61,8 +61,9 @@ CpuBackend::CpuBackend()
 CpuBackend::CpuBackend(const omnirt_backend_create_args& args)
     : allocator_(CpuDevice::physical_memory_bytes()),
       default_stream_(std::make_shared<CpuStream>()),
+      collectives_(plugin::Options(args), default_stream_),
       modules_(plugin::Options(args), allocator_.ledger()) {
-  plugin::Options(args).check_keys("cpu", {"threads"});
+  plugin::Options(args).check_keys("cpu", {"threads", "gloo_hostname"});
 }
 
 plugin::Availability CpuBackend::is_available() { return {true, {}}; }
@@ -72,6 +73,7 @@ void CpuBackend::capabilities(omnirt_capabilities& caps) {
   caps.device_count = CpuDevice::kCount;
   caps.features = kFeatures | OMNIRT_FEATURE_NAMED_OPS;
   modules_.describe(caps);
+  collectives_.describe(caps);
   caps.dtypes = kAllDtypes;
   caps.vendor = "cpu";
 }

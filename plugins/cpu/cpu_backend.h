@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "collectives/cpu_collectives.h"
 #include "cpu_allocator.h"
 #include "cpu_device.h"
 #include "cpu_event.h"
@@ -23,7 +24,8 @@ namespace omnirt::cpu {
 class CpuBackend {
  public:
   CpuBackend();
-  // Reads option `threads` (engine/cpu_modules.h).
+  // Reads options `threads` (engine/cpu_modules.h) and `gloo_hostname`
+  // (collectives/cpu_collectives.h).
   explicit CpuBackend(const omnirt_backend_create_args& args);
 
   // Discovery.
@@ -86,6 +88,29 @@ class CpuBackend {
               size_t num_outputs, const omnirt_op_attr* attrs, size_t num_attrs,
               omnirt_stream* stream);
 
+  // Collectives, defined in collectives/cpu_backend_collectives.cpp: gloo
+  // over TCP; on a stream, run by its worker in order; on NULL, complete on
+  // return (collectives/cpu_collectives.h).
+  omnirt_comm* comm_create(const omnirt_comm_create_args& args);
+  void comm_create_local(const int32_t* devices, size_t num_devices, omnirt_comm** comms);
+  void comm_destroy(omnirt_comm* comm);
+  void comm_get_async_error(omnirt_comm* comm);
+  void all_reduce(omnirt_comm* comm, const void* send, void* recv, size_t count, int32_t dtype,
+                  int32_t op, omnirt_stream* stream);
+  void all_gather(omnirt_comm* comm, const void* send, void* recv, size_t send_count,
+                  int32_t dtype, omnirt_stream* stream);
+  void reduce_scatter(omnirt_comm* comm, const void* send, void* recv, size_t recv_count,
+                      int32_t dtype, int32_t op, omnirt_stream* stream);
+  void broadcast(omnirt_comm* comm, const void* send, void* recv, size_t count, int32_t dtype,
+                 int32_t root, omnirt_stream* stream);
+  void send(omnirt_comm* comm, const void* buffer, size_t count, int32_t dtype, int32_t peer,
+            omnirt_stream* stream);
+  void recv(omnirt_comm* comm, void* buffer, size_t count, int32_t dtype, int32_t peer,
+            omnirt_stream* stream);
+  void group_start();
+  void group_end();
+  std::string collectives_library();
+
   // The stream a caller's handle names; NULL (and stream_get_default's
   // handle) is the device's default stream. Throws INVALID_ARGUMENT for an
   // unknown handle.
@@ -100,6 +125,9 @@ class CpuBackend {
   bool is_default(omnirt_stream* stream) const {
     return stream == nullptr || stream == default_handle();
   }
+  // A created stream's worker, or null for NULL and the default stream's
+  // handle (collectives run synchronously).
+  std::shared_ptr<CpuStream> stream_for_collective(omnirt_stream* stream) const;
 
   // Blocks until earlier work on `stream` is done (synchronous calls keep
   // stream order); refuses a capturing stream.
@@ -110,6 +138,8 @@ class CpuBackend {
   CpuDevice device_;
   CpuAllocator allocator_;
   const std::shared_ptr<CpuStream> default_stream_;
+  // Destroyed after the created streams drained the collectives queued on them.
+  CpuCollectives collectives_;
   plugin_common::HandleRegistry<CpuStream, omnirt_stream> streams_{"cpu", "stream"};
   plugin_common::HandleRegistry<CpuEvent, omnirt_event> events_{"cpu", "event"};
   plugin_common::HandleRegistry<CpuGraph, omnirt_graph> graphs_{"cpu", "graph"};

@@ -10,7 +10,7 @@ namespace {
 using plugin::fail;
 
 std::string allocator_option(const omnirt_backend_create_args& args) {
-  plugin::Options(args).check_keys("cuda", {"allocator"});
+  plugin::Options(args).check_keys("cuda", {"allocator", "nccl_library"});
   std::string kind = plugin::Options(args).get("allocator", "caching");
   if (kind != "caching" && kind != "async" && kind != "plain") {
     fail(OMNIRT_STATUS_INVALID_ARGUMENT,
@@ -34,7 +34,8 @@ const void* device_side(void* dst, const void* src, int32_t kind) {
 }  // namespace
 
 CudaBackend::CudaBackend(const omnirt_backend_create_args& args)
-    : allocator_kind_(allocator_option(args)) {}
+    : allocator_kind_(allocator_option(args)),
+      collectives_(plugin::Options(args).get("nccl_library")) {}
 
 CudaBackend::~CudaBackend() = default;  // allocators return their memory on their own device
 
@@ -53,6 +54,7 @@ void CudaBackend::capabilities(omnirt_capabilities& caps) {
     caps.features |= OMNIRT_FEATURE_MODULES | OMNIRT_FEATURE_COMPILE | OMNIRT_FEATURE_OUTPUT_NAMES |
                      OMNIRT_FEATURE_ENGINE_PREPARE;
   }
+  if (collectives_.present()) caps.features |= OMNIRT_FEATURE_COLLECTIVES;  // found, not loaded
   caps.dtypes =
       (1ull << OMNIRT_DTYPE_F32) | (1ull << OMNIRT_DTYPE_F16) | (1ull << OMNIRT_DTYPE_BF16);
   caps.vendor = "nvidia";

@@ -4,7 +4,8 @@
 // TorchScript engine on a CUDA libtorch. omnirt/cpp/plugin.hpp turns this
 // class into the C vtable: each public method named after a slot fills it.
 //
-// Options (config: backends.cuda.options): allocator = caching | async | plain.
+// Options (config: backends.cuda.options): allocator = caching | async | plain;
+// nccl_library = the libnccl.so.2 to use for collectives (cuda_collectives.h).
 #ifndef OMNIRT_PLUGINS_CUDA_CUDA_BACKEND_H_
 #define OMNIRT_PLUGINS_CUDA_CUDA_BACKEND_H_
 
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_collectives.h"
 #include "cuda_engine.h"
 #include "cuda_kernels.h"
 #include "cuda_memory.h"
@@ -91,6 +93,27 @@ class CudaBackend {
               size_t num_outputs, const omnirt_op_attr* attrs, size_t num_attrs,
               omnirt_stream* stream);
 
+  // Collectives through NCCL (cuda_collectives.cpp).
+  omnirt_comm* comm_create(const omnirt_comm_create_args& args);
+  void comm_create_local(const int32_t* devices, size_t num_devices, omnirt_comm** comms);
+  void comm_destroy(omnirt_comm* comm);
+  void comm_get_async_error(omnirt_comm* comm);
+  void all_reduce(omnirt_comm* comm, const void* send, void* recv, size_t count, int32_t dtype,
+                  int32_t op, omnirt_stream* stream);
+  void all_gather(omnirt_comm* comm, const void* send, void* recv, size_t send_count,
+                  int32_t dtype, omnirt_stream* stream);
+  void reduce_scatter(omnirt_comm* comm, const void* send, void* recv, size_t recv_count,
+                      int32_t dtype, int32_t op, omnirt_stream* stream);
+  void broadcast(omnirt_comm* comm, const void* send, void* recv, size_t count, int32_t dtype,
+                 int32_t root, omnirt_stream* stream);
+  void send(omnirt_comm* comm, const void* buffer, size_t count, int32_t dtype, int32_t peer,
+            omnirt_stream* stream);
+  void recv(omnirt_comm* comm, void* buffer, size_t count, int32_t dtype, int32_t peer,
+            omnirt_stream* stream);
+  void group_start();
+  void group_end();
+  std::string collectives_library();
+
  private:
   // The loaded runtime; throws UNAVAILABLE when CUDA cannot run here.
   const Symbols& cuda() { return runtime_.get(); }
@@ -139,6 +162,7 @@ class CudaBackend {
   plugin_common::DefaultStreams<cudaStream_t> default_streams_{"cuda"};
   Kernels kernels_;
   Engine engine_;
+  CudaCollectives collectives_;  // first to go: communicators flush before the allocators
 };
 
 }  // namespace omnirt::cuda

@@ -1,12 +1,8 @@
 #include "cuda_runtime.h"
 
-#include <dlfcn.h>
-#include <glob.h>
-
-#include <fstream>
-#include <sstream>
 #include <vector>
 
+#include "cuda_library_dirs.h"
 #include "omnirt_plugin_common/library_locator.h"
 
 #define OMNIRT_CUDA_STR_(x) #x
@@ -19,74 +15,29 @@ constexpr const char* kDriverFile = "libcuda.so.1";
 // The runtime major the plugin was compiled against: its prototypes are ours.
 constexpr const char* kRuntimeFile = "libcudart.so." OMNIRT_CUDA_STR(OMNIRT_CUDART_MAJOR);
 
-// Directories named in ld.so.conf (following its includes): where the
-// loader's cache points, without running ldconfig or loading anything.
-void ld_conf_dirs(const std::string& file, int depth, std::vector<std::string>& out) {
-  std::ifstream in(file);
-  for (std::string line; depth < 8 && std::getline(in, line);) {
-    line = line.substr(0, line.find('#'));
-    std::stringstream words(line);
-    std::string word;
-    if (!(words >> word)) continue;
-    if (word != "include") {
-      out.push_back(word);
-      continue;
-    }
-    while (words >> word) {
-      glob_t matches{};
-      if (glob(word.c_str(), 0, nullptr, &matches) == 0) {
-        for (size_t i = 0; i < matches.gl_pathc; ++i)
-          ld_conf_dirs(matches.gl_pathv[i], depth + 1, out);
-      }
-      globfree(&matches);
-    }
-  }
-}
-
-// What the dynamic loader searches besides LD_LIBRARY_PATH: ld.so.conf, the
-// default directories, and the folders container runtimes mount drivers in.
-std::vector<std::string> system_dirs() {
-  std::vector<std::string> dirs;
-  ld_conf_dirs("/etc/ld.so.conf", 0, dirs);
-  for (const char* d :
-       {"/lib64", "/usr/lib64", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-        "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/lib", "/usr/lib",
-        "/usr/local/nvidia/lib64", "/usr/lib/wsl/lib"}) {
-    dirs.emplace_back(d);
-  }
-  return dirs;
-}
-
 plugin_common::LibraryLocator driver_locator() {
-  return plugin_common::LibraryLocator({kDriverFile, "", {}, system_dirs()});
+  return plugin_common::LibraryLocator({kDriverFile, "", {}, loader_library_dirs()});
 }
 
 // The runtime: the toolkit's folders first, then where the loader would look.
 plugin_common::LibraryLocator runtime_locator() {
   std::vector<std::string> dirs = {"/usr/local/cuda/lib64", OMNIRT_CUDA_TOOLKIT_LIBDIR};
-  for (std::string& dir : system_dirs()) dirs.push_back(std::move(dir));
+  for (std::string& dir : loader_library_dirs()) dirs.push_back(std::move(dir));
   return plugin_common::LibraryLocator(
       {kRuntimeFile, "", {{"CUDA_HOME", "lib64"}, {"CUDA_PATH", "lib64"}}, std::move(dirs)});
-}
-
-// Already mapped into the process (by libtorch, another plugin): no search needed.
-bool loaded(const char* soname) {
-  void* handle = dlopen(soname, RTLD_LAZY | RTLD_NOLOAD);
-  if (handle != nullptr) dlclose(handle);
-  return handle != nullptr;
 }
 
 }  // namespace
 
 plugin::Availability Runtime::availability() const {
   if (once_.done()) return {error_.empty(), error_};
-  if (!loaded(kDriverFile) && !driver_locator().find()) {
+  if (!already_loaded(kDriverFile) && !driver_locator().find()) {
     return {false, std::string("no CUDA driver: ") + kDriverFile +
                        " not found (searched LD_LIBRARY_PATH, /etc/ld.so.conf and the system "
                        "library directories); install the NVIDIA driver"};
   }
   const plugin_common::LibraryLocator runtime = runtime_locator();
-  if (!loaded(kRuntimeFile) && !runtime.find()) {
+  if (!already_loaded(kRuntimeFile) && !runtime.find()) {
     return {false, "CUDA runtime: " + runtime.not_found_reason() +
                        "; install the CUDA toolkit or set CUDA_HOME"};
   }

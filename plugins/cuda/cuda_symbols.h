@@ -59,6 +59,7 @@ namespace omnirt::cuda {
   X(cudaEventSynchronize)               \
   X(cudaEventElapsedTime)               \
   X(cudaStreamBeginCapture)             \
+  X(cudaStreamIsCapturing)              \
   X(cudaStreamEndCapture)               \
   X(cudaGraphInstantiate)               \
   X(cudaGraphLaunch)                    \

@@ -47,8 +47,17 @@ TEST(VtableSlots, SlotsOfClearBitsAreCleared) {
   EXPECT_EQ(v.stream_wait_event, nullptr);
   EXPECT_EQ(v.memory_stats, nullptr);
   EXPECT_EQ(v.module_load, nullptr);
-  EXPECT_EQ(v.collectives_library, nullptr);
+  EXPECT_EQ(v.comm_create, nullptr);
   EXPECT_EQ(v.stream_get_default, nullptr);
+}
+
+// collectives_library says why a backend's collective library is missing,
+// which is exactly when the bit is clear.
+TEST(VtableSlots, AReportSlotStaysCallableWithItsBitClear) {
+  omnirt_backend_vtable v = all_slots_set();
+  clear_unadvertised_slots(&v, 0);
+  EXPECT_NE(v.collectives_library, nullptr);
+  EXPECT_EQ(v.all_reduce, nullptr);
 }
 
 TEST(VtableSlots, MissingRequiredSlotsAreNamed) {

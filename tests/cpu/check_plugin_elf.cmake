@@ -1,5 +1,6 @@
 # Checks a plugin file with readelf (cmake -DPLUGIN=... -DREADELF=... -P):
-#  - it needs no libtorch/c10 library (the engine is dlopen'ed lazily);
+#  - it needs no libtorch/c10 or gloo library (the engine and the collectives
+#    library are dlopen'ed lazily);
 #  - its only defined dynamic symbol is omnirt_backend_entry (PLUGIN_RULES 2).
 foreach(var PLUGIN READELF)
   if(NOT ${var})
@@ -17,8 +18,8 @@ if(NOT needed)
   message(FATAL_ERROR "no NEEDED entries in ${PLUGIN}: is it a shared object?")
 endif()
 foreach(entry IN LISTS needed)
-  if(entry MATCHES "torch|c10")
-    message(FATAL_ERROR "${PLUGIN} links libtorch: ${entry}")
+  if(entry MATCHES "torch|c10|gloo")
+    message(FATAL_ERROR "${PLUGIN} links libtorch or gloo: ${entry}")
   endif()
 endforeach()
 

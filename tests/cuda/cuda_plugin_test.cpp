@@ -76,6 +76,31 @@ TEST(CudaPluginTest, ModuleFormatsAreLoadableOrExplained) {
   }
 }
 
+// NCCL needs no GPU to be found and loaded: the binding's symbol list meets
+// the real library wherever one is installed.
+TEST(CudaPluginTest, CollectivesAreThereExactlyWhenNcclIsFound) {
+  CudaPlugin plugin;
+  omnirt_capabilities caps{};
+  caps.struct_size = sizeof caps;
+  ASSERT_EQ(plugin.vt()->get_capabilities(plugin.state(), &caps), OMNIRT_STATUS_OK);
+  char library[512] = "";
+  const omnirt_status status = plugin.vt()->collectives_library(plugin.state(), library, sizeof library);
+  if ((caps.features & OMNIRT_FEATURE_COLLECTIVES) != 0) {
+    ASSERT_EQ(status, OMNIRT_STATUS_OK) << last_error();
+    EXPECT_EQ(std::string(library).rfind("NCCL 2.", 0), 0u) << library;
+    std::printf("collectives: %s\n", library);
+  } else {
+    EXPECT_EQ(status, OMNIRT_STATUS_UNAVAILABLE);
+    EXPECT_NE(last_error().find("libnccl.so.2"), std::string::npos) << last_error();
+  }
+  CudaPlugin missing(CudaPlugin::Options{{"nccl_library", "/nonexistent/libnccl.so.2"}});
+  ASSERT_EQ(missing.vt()->get_capabilities(missing.state(), &caps), OMNIRT_STATUS_OK);
+  EXPECT_EQ(caps.features & OMNIRT_FEATURE_COLLECTIVES, 0u);
+  EXPECT_EQ(missing.vt()->collectives_library(missing.state(), library, sizeof library), OMNIRT_STATUS_UNAVAILABLE);
+  EXPECT_NE(last_error().find("nccl_library=/nonexistent/libnccl.so.2 is not a file"), std::string::npos)
+      << last_error();
+}
+
 TEST(CudaPluginTest, ExplainsWhyItIsUnavailable) {
   CudaPlugin plugin;
   std::string reason;

@@ -72,6 +72,7 @@ inline DLDataType dl_dtype(at::ScalarType t) {
     case at::kHalf: return {kDLFloat, 16, 1};
     case at::kBFloat16: return {kDLBfloat, 16, 1};
     case at::kLong: return {kDLInt, 64, 1};
+    case at::kDouble: return {kDLFloat, 64, 1};
     case at::kBool: return {OMNIRT_DL_BOOL, 8, 1};
     default: throw std::invalid_argument("dtype without a DLPack mapping here");
   }

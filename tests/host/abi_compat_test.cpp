@@ -59,6 +59,9 @@ TEST_P(Abi10PluginTest, Its11CallsAreNotSupportedAndNeverReachIt) {
   EXPECT_THAT(last_message(), HasSubstr("does not implement stream_get_default"));
   EXPECT_EQ(stream, nullptr);
   EXPECT_EQ(omnirt_group_start(backend), OMNIRT_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(omnirt_comm_get_async_error(backend, reinterpret_cast<omnirt_comm*>(&stream)),
+            OMNIRT_STATUS_NOT_SUPPORTED);
+  EXPECT_THAT(last_message(), HasSubstr("does not implement comm_get_async_error"));
   char library[64];
   EXPECT_EQ(omnirt_collectives_library(backend, library, sizeof library),
             OMNIRT_STATUS_NOT_SUPPORTED);

@@ -38,7 +38,17 @@ struct Vendor {
   const char* old_sdk_lacks;           // the entry point the old SDK does not export
   const char* init_call;               // the call that fails when initialization does
   std::vector<const char*> variables;  // vendor variables that name install roots
+  const char* collectives_sim;         // the simulated collective library beside `sim`
+  const char* collectives_option;      // the backend option naming it
+  const char* collectives_name;        // how collectives_library names it ("HCCL (")
+  bool (*reducible)(int32_t dtype, int32_t op);  // what the library reduces
 };
+
+// HCCL and CNCL have no average; CNCL has no 64-bit float either.
+inline bool hccl_reduces(int32_t, int32_t op) { return op != OMNIRT_REDUCE_AVG; }
+inline bool cncl_reduces(int32_t dtype, int32_t op) {
+  return op != OMNIRT_REDUCE_AVG && dtype != OMNIRT_DTYPE_F64;
+}
 
 inline const Vendor& ascend() {
   static const Vendor v{"ascend",
@@ -56,7 +66,11 @@ inline const Vendor& ascend() {
                         507010,  // ACL_ERROR_RT_LOST_HEARTBEAT
                         "aclrtMemsetAsync",
                         "aclInit",
-                        {"ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"}};
+                        {"ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"},
+                        OMNIRT_TEST_HCCL_SIM,
+                        "hccl_library",
+                        "HCCL (",
+                        &hccl_reduces};
   return v;
 }
 
@@ -76,7 +90,11 @@ inline const Vendor& cambricon() {
                         100132,  // cnrtErrorKernelTrap
                         "cnrtMemcpyAsync_V2",
                         "cnrtGetDeviceCount",
-                        {"NEUWARE_HOME"}};
+                        {"NEUWARE_HOME"},
+                        OMNIRT_TEST_CNCL_SIM,
+                        "cncl_library",
+                        "CNCL 1.25.0 (",
+                        &cncl_reduces};
   return v;
 }
 

@@ -11,6 +11,7 @@ packages=(
   libyaml-cpp-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev libdlpack-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libfuzzer-14-dev libclang-rt-14-dev   # fuzz targets (tests/fuzz)
+  libgloo-dev                                      # cpu collectives (libomnirt_cpu_gloo.so)
   libtorch-dev python3-torch python3-torchvision   # cpu TorchScript engine and test models
   pybind11-dev python3-dev python3-numpy python3-pytest   # the Python package omnirt and its tests
   lintian   # packaging.debs: the Debian packages are lintian-clean at the error level

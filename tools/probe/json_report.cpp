@@ -44,6 +44,9 @@ Json backend_json(const Backend& b) {
                 {"unavailable_module_formats", unavailable_formats},
                 {"op_sets", op_sets}}},
               {"devices", devices},
+              {"collectives",
+               {{"library", b.collectives_library ? Json(*b.collectives_library) : Json(nullptr)},
+                {"reason", b.collectives_reason}}},
               {"errors", b.errors}};
 }
 

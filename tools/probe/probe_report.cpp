@@ -71,6 +71,20 @@ void add_devices(omnirt_backend* handle, Backend* backend) {
   }
 }
 
+// The backend's collective library, or why there is none (the slot may load
+// it: asked of available backends only).
+void add_collectives(omnirt_backend* handle, Backend* backend) {
+  char text[512] = "";
+  const omnirt_status status = omnirt_collectives_library(handle, text, sizeof text);
+  if (status == OMNIRT_STATUS_OK) {
+    backend->collectives_library = text;
+  } else if (status == OMNIRT_STATUS_NOT_SUPPORTED) {
+    backend->collectives_reason = "not supported";
+  } else {
+    backend->collectives_reason = failure("unavailable");
+  }
+}
+
 }  // namespace
 
 size_t ProbeReport::available_count() const {
@@ -119,7 +133,10 @@ ProbeReport collect(omnirt_host* host, uint64_t host_create_ns) {
       if (candidate.loaded && candidate.path == backend.path) backend.load_time_ns = candidate.load_time_ns;
     }
     add_capabilities(handle, &backend);
-    if (backend.available) add_devices(handle, &backend);
+    if (backend.available) {
+      add_devices(handle, &backend);
+      add_collectives(handle, &backend);
+    }
     report.backends.push_back(std::move(backend));
   }
   return report;

@@ -43,6 +43,10 @@ struct Backend {
   /// Formats the backend knows of but cannot load here: (format, reason).
   std::vector<std::pair<std::string, std::string>> unavailable_module_formats;
   std::vector<std::pair<std::string, int32_t>> op_sets;
+  /// The collective library and its version ("gloo 0.5.0 (TCP)"), when the
+  /// backend named one; else why not (collectives_reason).
+  std::optional<std::string> collectives_library;
+  std::string collectives_reason;
   /// Devices of an available backend (unavailable ones are not asked).
   std::vector<Device> devices;
   /// Errors met while asking the backend, one line each.

@@ -78,6 +78,9 @@ void print_details(const Backend& b, size_t width, std::ostream& out) {
     capabilities.add_row({"not loadable", format + ": " + reason});
   }
   capabilities.add_row({"op sets", join(op_sets)});
+  if (b.available) {
+    capabilities.add_row({"collectives", b.collectives_library ? *b.collectives_library : "(none: " + b.collectives_reason + ")"});
+  }
   for (const std::string& error : b.errors) capabilities.add_row({"error", error});
   capabilities.print(out, width);
 }

@@ -35,6 +35,7 @@ FEATURES = [
     ("peer_copy", "Device-to-device copies across devices"),
     ("default_stream", "ABI 1.1: `stream_get_default`, the handle of the stream NULL stands for"),
     ("output_names", "ABI 1.1: a dict output's key per output (`output_name`)"),
+    ("collectives", "ABI 1.1: communicators and collectives (gloo, NCCL, HCCL, CNCL)"),
     ("engine_prepare", "ABI 1.1: loads a format's engine ahead of `module_load` (`engine_prepare`)"),
 ]
 

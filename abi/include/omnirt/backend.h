@@ -518,10 +518,22 @@ typedef struct omnirt_backend_vtable {
    * OPTIONAL (1.1). Writes the collective library and its version, NUL-
    * terminated text ("NCCL 2.21.5", "gloo (TCP)"), into `text` (capacity
    * bytes, cut on a character boundary). May load the library (first real
-   * use); UNAVAILABLE with the reason when it is absent.
+   * use); UNAVAILABLE with the reason when it is absent. Called even while
+   * OMNIRT_FEATURE_COLLECTIVES is clear (the host asks it why), so a backend
+   * that implements collectives fills it whether or not its library is here.
    */
   omnirt_status (*collectives_library)(omnirt_backend_state* state, char* text,
                                        size_t capacity);
+  /**
+   * OPTIONAL (1.1). Whether `comm` is healthy (NCCL's ncclCommGetAsyncError):
+   * OK while none of its collectives has failed; otherwise the status of the
+   * first failure (TIMEOUT naming the missing ranks, ...) with its message, on
+   * every call. A collective enqueued on a stream fails after its call
+   * returned, so this is how a caller learns of it; a synchronous failure
+   * counts too. A failed communicator stays failed (its later collectives
+   * return the same failure): destroy it and make a new one. Never waits.
+   */
+  omnirt_status (*comm_get_async_error)(omnirt_backend_state* state, omnirt_comm* comm);
 
   /* --- OPTIONAL engine preparation (ENGINE_PREPARE) --------------------- */
 

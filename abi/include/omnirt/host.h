@@ -621,9 +621,11 @@ OMNIRT_EXPORT omnirt_status omnirt_list_overridden_ops(omnirt_backend* backend,
 
 /* ------------------------------------------------------------------------ */
 /* ABI 1.1: collectives. Each routes to the backend's slot of the same name  */
-/* (backend.h has the semantics); a backend without                         */
-/* OMNIRT_FEATURE_COLLECTIVES answers NOT_SUPPORTED. Communicators belong   */
-/* to the backend that made them and must be destroyed before its host.     */
+/* (backend.h has the semantics). Without OMNIRT_FEATURE_COLLECTIVES,       */
+/* creating a communicator answers UNAVAILABLE with the backend's reason    */
+/* when it implements collectives but lacks its library here, else          */
+/* NOT_SUPPORTED. Communicators belong to the backend that made them and    */
+/* must be destroyed before its host.                                       */
 /* ------------------------------------------------------------------------ */
 
 /** Joins a group of args->nranks ranks as args->rank (rendezvous through args->store). */
@@ -665,6 +667,13 @@ OMNIRT_EXPORT omnirt_status omnirt_send(omnirt_backend* backend, omnirt_comm* co
 OMNIRT_EXPORT omnirt_status omnirt_recv(omnirt_backend* backend, omnirt_comm* comm,
                                         void* buffer, size_t count, int32_t dtype,
                                         int32_t peer, omnirt_stream* stream);
+/**
+ * OK while `comm` is healthy; else the status and message of its first failed
+ * collective, e.g. one enqueued on a stream that timed out after the call
+ * returned (see omnirt_backend_vtable::comm_get_async_error). Never waits.
+ */
+OMNIRT_EXPORT omnirt_status omnirt_comm_get_async_error(omnirt_backend* backend,
+                                                        omnirt_comm* comm);
 /** Starts a group of collectives on the calling thread (see backend.h). */
 OMNIRT_EXPORT omnirt_status omnirt_group_start(omnirt_backend* backend);
 /** Ends the calling thread's group and launches its collectives. */
@@ -676,6 +685,29 @@ OMNIRT_EXPORT omnirt_status omnirt_group_end(omnirt_backend* backend);
  */
 OMNIRT_EXPORT omnirt_status omnirt_collectives_library(omnirt_backend* backend, char* text,
                                                        size_t capacity);
+
+/**
+ * A ready omnirt_kv_store for processes that share a filesystem (one machine,
+ * or a shared mount): each key is a file in `directory` named after the key
+ * (bytes other than [A-Za-z0-9_.-] escaped as %XX), written atomically
+ * (temporary file + rename) and polled by readers, who back off from 0.1 to
+ * 10 ms between looks. `directory` and its missing parents are created with
+ * mode 0700; an existing one must be a directory this process can write, and
+ * is refused when it is world-writable (anyone could plant a peer's address):
+ * INVALID_ARGUMENT naming the reason. The store and its callbacks are valid
+ * until omnirt_file_store_destroy; several processes (and threads) may use
+ * stores on one directory at once. Files are left in the directory: the
+ * embedder picks a fresh one per job (or a fresh key_prefix per communicator).
+ * A key whose escaped name exceeds 255 bytes is INVALID_ARGUMENT at put/get.
+ */
+OMNIRT_EXPORT omnirt_status omnirt_file_store_create(const char* directory,
+                                                     omnirt_kv_store** store);
+/**
+ * Destroys a store made by omnirt_file_store_create, leaving its files.
+ * Accepts NULL; a store not made there is ignored. It must outlive every
+ * communicator created with it.
+ */
+OMNIRT_EXPORT void omnirt_file_store_destroy(omnirt_kv_store* store);
 
 
 /* ------------------------------------------------------------------------ */

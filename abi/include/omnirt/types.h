@@ -367,7 +367,12 @@ typedef struct omnirt_comm_create_args {
    * never arrives makes the others fail with TIMEOUT naming it, not hang.
    */
   uint32_t timeout_ms;
-  /** The store the ranks share. Borrowed for the call; never NULL. */
+  /**
+   * The store the ranks share; never NULL. It must stay valid, its callbacks
+   * working, until the communicator is destroyed: a backend may use it after
+   * creation too (the cpu backend does, to tell which rank a failed
+   * collective is missing).
+   */
   const omnirt_kv_store* store;
   /**
    * Prefix of every key this communicator puts in the store, so that several

@@ -100,7 +100,7 @@ void CpuModules::describe(omnirt_capabilities& caps) const {
 }
 
 const omnirt_cpu_engine_api& CpuModules::engine() {
-  const omnirt_cpu_engine_api& api = library_.api();
+  const omnirt_cpu_engine_api& api = library_.table();
   threads_applied_([&] {
     api.set_warning_sink(&log_engine_warning);
     char message[kMessageCapacity] = "";

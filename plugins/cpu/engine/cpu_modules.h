@@ -52,7 +52,7 @@ class CpuModules {
   template <class F>
   auto counted(const omnirt_cpu_engine_api& api, F&& call);
 
-  EngineLibrary library_;
+  EngineLibrary library_{kEngineCompanion};
   const omnirt_cpu_engine_ledger ledger_;
   const int32_t threads_;
   plugin_common::Once threads_applied_;

@@ -14,6 +14,7 @@
 
 #include "acl_api.h"
 #include "sim_core.h"
+#include "sim_enqueue.h"
 
 using namespace omnirt::ascend;  // NOLINT: the vendor's spellings, as a client sees them
 using omnirt::sim::Machine;
@@ -448,4 +449,14 @@ int omnirt_sim_outstanding() {
   int refs = 0;
   for (const auto& count : g_device_refs) refs += count;
   return machine().live_objects() + refs + (g_initialized ? 1 : 0);
+}
+
+int omnirt_sim_current_device() { return t_device; }
+
+int omnirt_sim_enqueue(int device, void* stream, void (*run)(void*), void* arg) {
+  if (stream == nullptr && !machine().valid_device(device)) return -1;
+  auto queue = stream_of(stream, device);
+  if (queue == nullptr) return -1;
+  queue->enqueue([run, arg] { run(arg); });
+  return 0;
 }

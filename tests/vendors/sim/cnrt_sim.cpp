@@ -13,6 +13,7 @@
 
 #include "cnrt_api.h"
 #include "sim_core.h"
+#include "sim_enqueue.h"
 
 using namespace omnirt::cambricon;  // NOLINT: the vendor's spellings, as a client sees them
 using omnirt::sim::Machine;
@@ -355,3 +356,13 @@ cnrtRet_t cnrtNotifierDuration(cnrtNotifier_t start, cnrtNotifier_t end, float* 
 }
 
 int omnirt_sim_outstanding() { return machine().live_objects(); }
+
+int omnirt_sim_current_device() { return t_device; }
+
+int omnirt_sim_enqueue(int device, void* stream, void (*run)(void*), void* arg) {
+  if (stream == nullptr && !machine().valid_device(device)) return -1;
+  auto queue = stream == nullptr ? machine().default_stream(device) : machine().stream(stream);
+  if (queue == nullptr) return -1;
+  queue->enqueue([run, arg] { run(arg); });
+  return 0;
+}

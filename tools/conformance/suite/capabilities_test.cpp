@@ -79,6 +79,8 @@ struct Call {
   omnirt_status when_advertised = OMNIRT_STATUS_OK;
   // What went wrong, when not the thread's last error.
   std::string detail = "";
+  // What the call returns when the feature is not advertised.
+  omnirt_status when_clear = OMNIRT_STATUS_NOT_SUPPORTED;
 };
 using Calls = std::vector<Call>;
 
@@ -269,6 +271,27 @@ Calls use_peer_copy(omnirt_backend* b) {
            omnirt_memcpy(b, d1.get(), d0.get(), kSize, OMNIRT_MEMCPY_DEVICE_TO_DEVICE)}};
 }
 
+// A communicator of one rank made without a store, its all_reduce, its end.
+// A backend whose collective library is not here (its bit clear) may answer
+// UNAVAILABLE with the reason instead of NOT_SUPPORTED: it implements the
+// feature, where the library is.
+Calls use_collectives(omnirt_backend* b) {
+  const int32_t device = 0;
+  omnirt_comm* comm = nullptr;
+  Calls calls = {{"omnirt_comm_create_local", omnirt_comm_create_local(b, &device, 1, &comm)}};
+  if (!advertised(OMNIRT_FEATURE_COLLECTIVES) && calls[0].status == OMNIRT_STATUS_UNAVAILABLE) {
+    calls[0].when_clear = OMNIRT_STATUS_UNAVAILABLE;
+  }
+  if (comm != nullptr) {
+    DeviceMemory d(b);
+    omnirt_malloc(b, 0, kSize, d.out());
+    calls.push_back({"omnirt_all_reduce", omnirt_all_reduce(b, comm, d.get(), d.get(), kSize / sizeof(float),
+                                                            OMNIRT_DTYPE_F32, OMNIRT_REDUCE_SUM, nullptr)});
+    calls.push_back({"omnirt_comm_destroy", omnirt_comm_destroy(b, comm)});
+  }
+  return calls;
+}
+
 class Features : public KitTest, public ::testing::WithParamInterface<Feature> {};
 
 KIT_TEST_P(Features, MatchBehaviour, 7) {
@@ -290,6 +313,7 @@ KIT_TEST_P(Features, MatchBehaviour, 7) {
     case OMNIRT_FEATURE_NAMED_OPS: use = use_named_ops; break;
     case OMNIRT_FEATURE_DEFAULT_STREAM: use = use_default_stream; break;
     case OMNIRT_FEATURE_OUTPUT_NAMES: use = use_output_names; break;
+    case OMNIRT_FEATURE_COLLECTIVES: use = use_collectives; break;
     case OMNIRT_FEATURE_ENGINE_PREPARE: use = use_engine_prepare; break;
     case OMNIRT_FEATURE_PEER_COPY:
       if (kit().device_count < 2) GTEST_SKIP() << "PEER_COPY needs two devices to check";
@@ -305,7 +329,7 @@ KIT_TEST_P(Features, MatchBehaviour, 7) {
                  << ", which is not advertised either";
   }
   for (const Call& call : use(backend())) {
-    const omnirt_status want = set ? call.when_advertised : OMNIRT_STATUS_NOT_SUPPORTED;
+    const omnirt_status want = set ? call.when_advertised : call.when_clear;
     EXPECT_EQ(call.status, want)
         << f.name << (set ? " is advertised" : " is not advertised") << " but " << call.name
         << " returned "

@@ -1,8 +1,9 @@
 // OmniRT — C++ wrapper of the embedder API (header-only, C++17).
 //
 // Move-only RAII owners over host.h: Host, DeviceBuffer, HostBuffer, Stream,
-// Event, Graph; Backend is a non-owning view; CompletionTimer times work that
-// a backend enqueues by its completion. Nothing here throws: every
+// Event, Graph, FileStore, Communicator; Backend is a non-owning view;
+// CompletionTimer times work that a backend enqueues by its completion.
+// Nothing here throws: every
 // fallible method returns an omnirt_status, with the detail in
 // omnirt::last_error() on the same thread. Methods that fill a sized struct
 // set its struct_size themselves.
@@ -17,7 +18,14 @@
 //   backend.memset(buffer.data(), 0, buffer.size());
 //
 // Lifetimes: a Backend is valid while its Host lives; buffers, streams,
-// events and graphs must be destroyed before the Host that made their backend.
+// events, graphs and communicators must be destroyed before the Host that made
+// their backend, and a FileStore after the communicators that met through it.
+//
+//   omnirt::FileStore store;                        // collectives, rank 0 of 2
+//   omnirt::Communicator comm;
+//   store.create("/tmp/job42");
+//   backend.create_communicator(store, /*nranks=*/2, /*rank=*/0, /*device=*/0, &comm);
+//   comm.all_reduce(data, data, count, OMNIRT_REDUCE_SUM);   // float* data: f32
 // Thread-safety is that of the C API: any thread may use a Host, except that
 // destroying it must not race with other calls on it.
 #ifndef OMNIRT_CPP_HOST_HPP_
@@ -27,6 +35,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
+#include <new>
 #include <optional>
 #include <utility>
 
@@ -36,6 +46,21 @@ namespace omnirt {
 
 /// Detail of the last failed call on this thread.
 inline const omnirt_error_info& last_error() noexcept { return *omnirt_last_error(); }
+
+/// The omnirt_dtype of a C++ element type: f32, f64, i8, i16, i32, i64, u8, bool.
+template <class T>
+constexpr int32_t dtype_of() noexcept {
+  static_assert(sizeof(T) == 0, "no omnirt_dtype for this type (f16/bf16: pass the dtype)");
+  return -1;
+}
+template <> constexpr int32_t dtype_of<float>() noexcept { return OMNIRT_DTYPE_F32; }
+template <> constexpr int32_t dtype_of<double>() noexcept { return OMNIRT_DTYPE_F64; }
+template <> constexpr int32_t dtype_of<int8_t>() noexcept { return OMNIRT_DTYPE_I8; }
+template <> constexpr int32_t dtype_of<int16_t>() noexcept { return OMNIRT_DTYPE_I16; }
+template <> constexpr int32_t dtype_of<int32_t>() noexcept { return OMNIRT_DTYPE_I32; }
+template <> constexpr int32_t dtype_of<int64_t>() noexcept { return OMNIRT_DTYPE_I64; }
+template <> constexpr int32_t dtype_of<uint8_t>() noexcept { return OMNIRT_DTYPE_U8; }
+template <> constexpr int32_t dtype_of<bool>() noexcept { return OMNIRT_DTYPE_BOOL; }
 
 namespace detail {
 
@@ -182,6 +207,78 @@ class Graph : public detail::Owned<omnirt_graph, detail::DestroyWith<omnirt_grap
   }
 };
 
+/// The host's file-backed key-value store (omnirt_file_store_create) for
+/// ranks on one machine or a shared filesystem. Move-only; must outlive the
+/// communicators that met through it.
+class FileStore {
+ public:
+  FileStore() noexcept = default;
+  ~FileStore() { omnirt_file_store_destroy(store_); }
+  FileStore(FileStore&& other) noexcept : store_(std::exchange(other.store_, nullptr)) {}
+  FileStore& operator=(FileStore&& other) noexcept {
+    if (this != &other) {
+      omnirt_file_store_destroy(store_);
+      store_ = std::exchange(other.store_, nullptr);
+    }
+    return *this;
+  }
+  FileStore(const FileStore&) = delete;
+  FileStore& operator=(const FileStore&) = delete;
+
+  /// Opens a store on `directory` (created with mode 0700 when missing),
+  /// destroying any store held before.
+  omnirt_status create(const char* directory) noexcept {
+    omnirt_file_store_destroy(std::exchange(store_, nullptr));
+    return omnirt_file_store_create(directory, &store_);
+  }
+  const omnirt_kv_store* get() const noexcept { return store_; }
+  explicit operator bool() const noexcept { return store_ != nullptr; }
+
+ private:
+  omnirt_kv_store* store_ = nullptr;
+};
+
+/// One rank's communicator, from Backend::create_communicator or
+/// create_local_communicators; destroyed (after its enqueued work) with
+/// omnirt_comm_destroy. `stream` arguments default to NULL, the device's
+/// default stream; the typed overloads take the dtype from T (dtype_of).
+class Communicator : public detail::Owned<omnirt_comm, detail::DestroyWith<omnirt_comm, &omnirt_comm_destroy>> {
+ public:
+  using Owned::Owned;
+
+  omnirt_status all_reduce(const void* send, void* recv, size_t count, int32_t dtype, int32_t op,
+                           omnirt_stream* stream = nullptr) const noexcept {
+    return omnirt_all_reduce(backend(), get(), send, recv, count, dtype, op, stream);
+  }
+  template <class T>
+  omnirt_status all_reduce(const T* send, T* recv, size_t count, int32_t op,
+                           omnirt_stream* stream = nullptr) const noexcept {
+    return all_reduce(send, recv, count, dtype_of<T>(), op, stream);
+  }
+  omnirt_status all_gather(const void* send, void* recv, size_t send_count, int32_t dtype,
+                           omnirt_stream* stream = nullptr) const noexcept {
+    return omnirt_all_gather(backend(), get(), send, recv, send_count, dtype, stream);
+  }
+  omnirt_status reduce_scatter(const void* send, void* recv, size_t recv_count, int32_t dtype, int32_t op,
+                               omnirt_stream* stream = nullptr) const noexcept {
+    return omnirt_reduce_scatter(backend(), get(), send, recv, recv_count, dtype, op, stream);
+  }
+  omnirt_status broadcast(const void* send, void* recv, size_t count, int32_t dtype, int32_t root,
+                          omnirt_stream* stream = nullptr) const noexcept {
+    return omnirt_broadcast(backend(), get(), send, recv, count, dtype, root, stream);
+  }
+  omnirt_status send(const void* buffer, size_t count, int32_t dtype, int32_t peer,
+                     omnirt_stream* stream = nullptr) const noexcept {
+    return omnirt_send(backend(), get(), buffer, count, dtype, peer, stream);
+  }
+  omnirt_status recv(void* buffer, size_t count, int32_t dtype, int32_t peer,
+                     omnirt_stream* stream = nullptr) const noexcept {
+    return omnirt_recv(backend(), get(), buffer, count, dtype, peer, stream);
+  }
+  /// OK while healthy; else the failure that broke it (see omnirt_comm_get_async_error).
+  omnirt_status async_error() const noexcept { return omnirt_comm_get_async_error(backend(), get()); }
+};
+
 inline omnirt_status Stream::wait(const Event& event) const noexcept {
   return omnirt_stream_wait_event(backend(), get(), event.get());
 }
@@ -260,6 +357,52 @@ class Backend {
     const omnirt_status status = omnirt_event_create(backend_, device, &event);
     if (status == OMNIRT_STATUS_OK) *out = Event(backend_, event);
     return status;
+  }
+
+  /// Joins rank `rank` of `nranks` on `device`, meeting the others through
+  /// `store` under `key_prefix`; *out owns the communicator. `timeout_ms` 0:
+  /// 60 s (omnirt_comm_create_args).
+  omnirt_status create_communicator(const FileStore& store, int32_t nranks, int32_t rank, int32_t device,
+                                    Communicator* out, uint32_t timeout_ms = 0,
+                                    const char* key_prefix = "") const noexcept {
+    omnirt_comm_create_args args{};
+    args.struct_size = sizeof args;
+    args.nranks = nranks;
+    args.rank = rank;
+    args.device = device;
+    args.timeout_ms = timeout_ms;
+    args.store = store.get();
+    args.key_prefix = key_prefix;
+    omnirt_comm* comm = nullptr;
+    const omnirt_status status = omnirt_comm_create(backend_, &args, &comm);
+    if (status == OMNIRT_STATUS_OK) *out = Communicator(backend_, comm);
+    return status;
+  }
+  /// One rank per device of this process (omnirt_comm_create_local): rank i
+  /// on devices[i], owned by out[i] (`out` holds num_devices communicators).
+  omnirt_status create_local_communicators(const int32_t* devices, size_t num_devices,
+                                           Communicator* out) const noexcept {
+    std::unique_ptr<omnirt_comm*[]> comms(new (std::nothrow) omnirt_comm*[num_devices + 1]());
+    if (comms == nullptr) return OMNIRT_STATUS_OUT_OF_MEMORY;
+    const omnirt_status status = omnirt_comm_create_local(backend_, devices, num_devices, comms.get());
+    if (status != OMNIRT_STATUS_OK) return status;
+    for (size_t i = 0; i < num_devices; ++i) out[i] = Communicator(backend_, comms[i]);
+    return status;
+  }
+  /// Runs `issue` (which returns an omnirt_status) between group_start and
+  /// group_end: the collectives it issues on this thread launch together.
+  /// Returns the first failure of the three.
+  template <class Issue>
+  omnirt_status group(Issue&& issue) const noexcept {
+    omnirt_status status = omnirt_group_start(backend_);
+    if (status != OMNIRT_STATUS_OK) return status;
+    const omnirt_status issued = issue();
+    status = omnirt_group_end(backend_);
+    return issued != OMNIRT_STATUS_OK ? issued : status;
+  }
+  /// The collective library and its version, NUL-terminated into `text`.
+  omnirt_status collectives_library(char* text, size_t capacity) const noexcept {
+    return omnirt_collectives_library(backend_, text, capacity);
   }
 
  private:

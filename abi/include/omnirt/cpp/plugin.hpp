@@ -233,6 +233,7 @@ OMNIRT_PLUGIN_DETECT(recv)
 OMNIRT_PLUGIN_DETECT(group_start)
 OMNIRT_PLUGIN_DETECT(group_end)
 OMNIRT_PLUGIN_DETECT(collectives_library)
+OMNIRT_PLUGIN_DETECT(comm_get_async_error)
 OMNIRT_PLUGIN_DETECT(engine_prepare)
 #undef OMNIRT_PLUGIN_DETECT
 
@@ -527,6 +528,10 @@ struct Trampolines {
                                            size_t capacity) noexcept {
     return guard([&] { copy_text(text, capacity, self<Impl>(s)->collectives_library()); });
   }
+  // Impl: void comm_get_async_error(omnirt_comm*); throws the failure, if any.
+  static omnirt_status comm_get_async_error(omnirt_backend_state* s, omnirt_comm* comm) noexcept {
+    return guard([&] { return self<Impl>(s)->comm_get_async_error(comm); });
+  }
   // Impl: std::string engine_prepare(const char* format); returns what was loaded.
   static omnirt_status engine_prepare(omnirt_backend_state* s, const char* format,
                                       char* description, size_t capacity) noexcept {
@@ -639,6 +644,7 @@ omnirt_backend_vtable make_vtable(const char* name, const char* version) noexcep
   OMNIRT_PLUGIN_SLOT(group_start, group_start)
   OMNIRT_PLUGIN_SLOT(group_end, group_end)
   OMNIRT_PLUGIN_SLOT(collectives_library, collectives_library)
+  OMNIRT_PLUGIN_SLOT(comm_get_async_error, comm_get_async_error)
   OMNIRT_PLUGIN_SLOT(engine_prepare, engine_prepare)
   return v;
 }

@@ -31,6 +31,8 @@ struct LibrarySearch {
   std::vector<std::pair<std::string, std::string>> env_roots;
   // Default install directories of the vendor.
   std::vector<std::string> default_dirs;
+  // The name of the backend option that gives explicit_path, for messages.
+  std::string option = "library";
 };
 
 class LibraryLocator {
@@ -38,6 +40,8 @@ class LibraryLocator {
   explicit LibraryLocator(LibrarySearch search) : search_(std::move(search)) {}
 
   const std::string& soname() const noexcept { return search_.soname; }
+  /// Was a path given (the backend option)? Then it is the only candidate.
+  bool pinned() const noexcept { return !search_.explicit_path.empty(); }
 
   // The first candidate file that exists. Cheap: stats files, loads nothing.
   std::optional<std::string> find() const {
@@ -50,8 +54,8 @@ class LibraryLocator {
   // Why find() came back empty, naming every place searched.
   std::string not_found_reason() const {
     if (!search_.explicit_path.empty()) {
-      return search_.soname + " not found: backend option library=" + search_.explicit_path +
-             " is not a file";
+      return search_.soname + " not found: backend option " + search_.option + "=" +
+             search_.explicit_path + " is not a file";
     }
     std::string places;
     for (const auto& [var, subdir] : search_.env_roots) {

@@ -1,0 +1,210 @@
+// NCCL through the cuda backend and the host, checked exactly on the GPU:
+// a 1-rank communicator (any GPU machine) runs every collective with every
+// dtype and reduction, on NULL and on a stream; 2 ranks (skipped below two
+// GPUs) run them across devices, from two threads and grouped from one, and
+// a rank that never joins makes the other fail with TIMEOUT. Skips with the
+// reason where CUDA or NCCL is not here.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "collective_cases.h"
+#include "omnirt/host.h"
+
+namespace omnirt_test {
+namespace {
+
+using ::testing::StartsWith;
+
+std::string last_message() { return omnirt_last_error()->message; }
+
+// NCCL has no 16-bit integer type: the backend refuses its reductions.
+bool nccl_reduces(int32_t dtype, int32_t) { return dtype != OMNIRT_DTYPE_I16; }
+
+class CudaCollectives : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* paths[] = {OMNIRT_CUDA_PLUGIN_PATH};
+    omnirt_host_options options{};
+    options.struct_size = sizeof options;
+    options.plugin_paths = paths;
+    options.num_plugin_paths = 1;
+    options.flags = OMNIRT_HOST_IGNORE_ENVIRONMENT | OMNIRT_HOST_SKIP_INSTALLED_DIR;
+    ASSERT_EQ(omnirt_host_create(&options, &host_), OMNIRT_STATUS_OK) << last_message();
+    if (omnirt_host_get_backend(host_, "cuda", &cuda_) != OMNIRT_STATUS_OK) {
+      GTEST_SKIP() << "cuda unavailable: " << last_message();
+    }
+    omnirt_capabilities caps{};
+    caps.struct_size = sizeof caps;
+    ASSERT_EQ(omnirt_get_capabilities(cuda_, &caps), OMNIRT_STATUS_OK);
+    char library[512] = "";
+    const omnirt_status found = omnirt_collectives_library(cuda_, library, sizeof library);
+    if ((caps.features & OMNIRT_FEATURE_COLLECTIVES) == 0) {
+      EXPECT_NE(found, OMNIRT_STATUS_OK);
+      GTEST_SKIP() << "no NCCL here: " << last_message();
+    }
+    ASSERT_EQ(found, OMNIRT_STATUS_OK) << last_message();
+    EXPECT_THAT(library, StartsWith("NCCL 2."));
+    std::printf("collectives: %s\n", library);
+    ASSERT_EQ(omnirt_get_device_count(cuda_, &devices_), OMNIRT_STATUS_OK);
+    char pattern[] = "/tmp/omnirt-cuda-collectives-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    store_dir_ = pattern;
+    ASSERT_EQ(omnirt_file_store_create(store_dir_.c_str(), &store_), OMNIRT_STATUS_OK) << last_message();
+  }
+  void TearDown() override {
+    for (omnirt_comm* comm : comms_) EXPECT_EQ(omnirt_comm_destroy(cuda_, comm), OMNIRT_STATUS_OK) << last_message();
+    omnirt_file_store_destroy(store_);
+    omnirt_host_destroy(host_);
+    if (!store_dir_.empty()) std::filesystem::remove_all(store_dir_);
+  }
+
+  // Joins rank `rank` of `nranks` on `device`; nullptr (with a test failure) on error.
+  omnirt_comm* join(int rank, int nranks, int device, uint32_t timeout_ms = 60000) {
+    omnirt_comm_create_args args{};
+    args.struct_size = sizeof args;
+    args.nranks = nranks;
+    args.rank = rank;
+    args.device = device;
+    args.timeout_ms = timeout_ms;
+    args.store = store_;
+    args.key_prefix = "";
+    omnirt_comm* comm = nullptr;
+    EXPECT_EQ(omnirt_comm_create(cuda_, &args, &comm), OMNIRT_STATUS_OK) << "rank " << rank << ": " << last_message();
+    return comm;
+  }
+
+  omnirt_host* host_ = nullptr;
+  omnirt_backend* cuda_ = nullptr;
+  int32_t devices_ = 0;
+  std::string store_dir_;
+  omnirt_kv_store* store_ = nullptr;
+  std::vector<omnirt_comm*> comms_;
+};
+
+TEST_F(CudaCollectives, OneRankRunsEveryCollectiveExactlyOnNullAndOnAStream) {
+  omnirt_comm* comm = join(0, 1, 0);
+  ASSERT_NE(comm, nullptr);
+  comms_.push_back(comm);
+  EXPECT_EQ(check_every_collective({cuda_, comm, 0, 1, 0, nullptr}, {1, 37, 1031, 1 << 20}, nccl_reduces), "");
+  omnirt_stream* stream = nullptr;
+  ASSERT_EQ(omnirt_stream_create(cuda_, 0, &stream), OMNIRT_STATUS_OK);
+  EXPECT_EQ(check_every_collective({cuda_, comm, 0, 1, 0, stream}, {4099}, nccl_reduces), "");
+  EXPECT_EQ(omnirt_comm_get_async_error(cuda_, comm), OMNIRT_STATUS_OK) << last_message();
+  EXPECT_EQ(omnirt_stream_destroy(cuda_, stream), OMNIRT_STATUS_OK);
+}
+
+TEST_F(CudaCollectives, LocalCommunicatorsOverEveryDevice) {
+  std::vector<int32_t> devices;
+  for (int32_t d = 0; d < devices_; ++d) devices.push_back(d);
+  comms_.assign(devices.size(), nullptr);
+  ASSERT_EQ(omnirt_comm_create_local(cuda_, devices.data(), devices.size(), comms_.data()), OMNIRT_STATUS_OK)
+      << last_message();
+  std::vector<std::string> reports(devices.size());
+  std::vector<std::thread> ranks;
+  for (int rank = 0; rank < devices_; ++rank) {
+    ranks.emplace_back([&, rank] {
+      reports[size_t(rank)] =
+          check_every_collective({cuda_, comms_[size_t(rank)], rank, devices_, rank, nullptr}, {1, 1031}, nccl_reduces);
+    });
+  }
+  for (std::thread& t : ranks) t.join();
+  for (const std::string& report : reports) EXPECT_EQ(report, "");
+}
+
+TEST_F(CudaCollectives, TwoRanksOnTwoDevicesMeetThroughTheStore) {
+  if (devices_ < 2) GTEST_SKIP() << "needs two GPUs; this machine has " << devices_;
+  comms_.assign(2, nullptr);
+  std::vector<std::string> reports(2);
+  std::vector<std::thread> ranks;
+  for (int rank = 0; rank < 2; ++rank) {
+    ranks.emplace_back([&, rank] {
+      comms_[size_t(rank)] = join(rank, 2, rank);
+      if (comms_[size_t(rank)] == nullptr) return;
+      reports[size_t(rank)] =
+          check_every_collective({cuda_, comms_[size_t(rank)], rank, 2, rank, nullptr}, {1, 37, 1 << 20}, nccl_reduces);
+    });
+  }
+  for (std::thread& t : ranks) t.join();
+  EXPECT_EQ(reports, std::vector<std::string>(2));
+}
+
+// One thread issues both ranks' collectives between group_start and group_end.
+TEST_F(CudaCollectives, OneThreadDrivesTwoDevicesInAGroup) {
+  if (devices_ < 2) GTEST_SKIP() << "needs two GPUs; this machine has " << devices_;
+  const int32_t devices[] = {0, 1};
+  comms_.assign(2, nullptr);
+  ASSERT_EQ(omnirt_comm_create_local(cuda_, devices, 2, comms_.data()), OMNIRT_STATUS_OK) << last_message();
+  constexpr size_t kCount = 1 << 16;
+  std::vector<float> host(kCount);
+  std::vector<void*> buffers(2, nullptr);
+  for (int rank = 0; rank < 2; ++rank) {
+    for (size_t i = 0; i < kCount; ++i) host[i] = float(rank + 1) * float(i % 7);
+    ASSERT_EQ(omnirt_malloc(cuda_, rank, kCount * sizeof(float), &buffers[size_t(rank)]), OMNIRT_STATUS_OK);
+    ASSERT_EQ(omnirt_memcpy(cuda_, buffers[size_t(rank)], host.data(), kCount * sizeof(float),
+                            OMNIRT_MEMCPY_HOST_TO_DEVICE),
+              OMNIRT_STATUS_OK);
+  }
+  ASSERT_EQ(omnirt_group_start(cuda_), OMNIRT_STATUS_OK) << last_message();
+  for (int rank = 0; rank < 2; ++rank) {
+    ASSERT_EQ(omnirt_all_reduce(cuda_, comms_[size_t(rank)], buffers[size_t(rank)], buffers[size_t(rank)], kCount,
+                                OMNIRT_DTYPE_F32, OMNIRT_REDUCE_SUM, nullptr),
+              OMNIRT_STATUS_OK)
+        << last_message();
+  }
+  ASSERT_EQ(omnirt_group_end(cuda_), OMNIRT_STATUS_OK) << last_message();
+  for (int rank = 0; rank < 2; ++rank) {
+    ASSERT_EQ(omnirt_memcpy(cuda_, host.data(), buffers[size_t(rank)], kCount * sizeof(float),
+                            OMNIRT_MEMCPY_DEVICE_TO_HOST),
+              OMNIRT_STATUS_OK);
+    for (size_t i = 0; i < kCount; ++i) ASSERT_EQ(host[i], 3.0f * float(i % 7)) << "rank " << rank << " element " << i;
+    EXPECT_EQ(omnirt_free(cuda_, rank, buffers[size_t(rank)]), OMNIRT_STATUS_OK);
+  }
+}
+
+// Rank 1 joins the communicator, then never calls the collective: rank 0's
+// all_reduce on a stream fails within the limit, named by the watchdog.
+TEST_F(CudaCollectives, ARankThatNeverJoinsMakesTheOtherTimeOut) {
+  if (devices_ < 2) GTEST_SKIP() << "needs two GPUs; this machine has " << devices_;
+  constexpr uint32_t kTimeoutMs = 3000;
+  comms_.assign(2, nullptr);
+  std::thread other([&] { comms_[1] = join(1, 2, 1, kTimeoutMs); });
+  comms_[0] = join(0, 2, 0, kTimeoutMs);
+  other.join();
+  ASSERT_NE(comms_[0], nullptr);
+  ASSERT_NE(comms_[1], nullptr);
+  void* buffer = nullptr;
+  ASSERT_EQ(omnirt_malloc(cuda_, 0, 4096, &buffer), OMNIRT_STATUS_OK);
+  omnirt_stream* stream = nullptr;
+  ASSERT_EQ(omnirt_stream_create(cuda_, 0, &stream), OMNIRT_STATUS_OK);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(omnirt_all_reduce(cuda_, comms_[0], buffer, buffer, 1024, OMNIRT_DTYPE_F32, OMNIRT_REDUCE_SUM, stream),
+            OMNIRT_STATUS_OK)
+      << last_message();
+  omnirt_status health = OMNIRT_STATUS_OK;
+  while (health == OMNIRT_STATUS_OK && std::chrono::steady_clock::now() - start < std::chrono::seconds(20)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    health = omnirt_comm_get_async_error(cuda_, comms_[0]);
+  }
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(health, OMNIRT_STATUS_TIMEOUT) << last_message();
+  EXPECT_THAT(last_message(), ::testing::HasSubstr("did not complete within 3000 ms"));
+  EXPECT_LT(took, std::chrono::milliseconds(kTimeoutMs + 1000));
+  // The abort ended the kernel: the stream drains.
+  EXPECT_EQ(omnirt_stream_synchronize(cuda_, stream), OMNIRT_STATUS_OK) << last_message();
+  EXPECT_EQ(omnirt_stream_destroy(cuda_, stream), OMNIRT_STATUS_OK);
+  EXPECT_EQ(omnirt_free(cuda_, 0, buffer), OMNIRT_STATUS_OK);
+  // Rank 1's peer is gone: flushing it may end at its time limit instead.
+  EXPECT_THAT(omnirt_comm_destroy(cuda_, comms_[1]),
+              ::testing::AnyOf(OMNIRT_STATUS_OK, OMNIRT_STATUS_TIMEOUT));
+  comms_[1] = nullptr;
+}
+
+}  // namespace
+}  // namespace omnirt_test
