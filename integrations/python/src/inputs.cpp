@@ -26,6 +26,22 @@ int32_t producer_device_type(py::handle obj) {
   return py::cast<py::tuple>(device)[0].cast<int32_t>();
 }
 
+// A torch or numpy bool tensor, which torch before 2.0 and numpy before 1.25
+// cannot export through DLPack: it goes as its bytes (a uint8 view of the
+// same memory) and is marked bool again (OMNIRT_DL_BOOL).
+bool is_bool_array(py::handle obj) {
+  static PyObject* const name = interned("dtype");
+  if (PyObject_HasAttr(obj.ptr(), name) == 0) return false;
+  const std::string dtype = py::str(obj.attr(name));
+  return dtype == "torch.bool" || dtype == "bool";
+}
+
+py::object as_bytes(py::handle obj) {
+  const std::string dtype = py::str(obj.attr("dtype"));
+  return obj.attr("view")(dtype == "torch.bool" ? py::module_::import("torch").attr("uint8")
+                                                : py::module_::import("numpy").attr("uint8"));
+}
+
 // obj.__dlpack__() (or with stream=1 for a producer on a CUDA/ROCm device).
 py::object export_capsule(py::handle obj, bool stream_device, const char* role, size_t index) {
   static PyObject* const name = interned("__dlpack__");
@@ -75,16 +91,20 @@ InputBatch::InputBatch(py::handle objects, bool stream_device, const char* role)
       owners_.push_back(py::reinterpret_borrow<py::object>(obj));
       continue;
     }
-    py::object capsule = export_capsule(obj, stream_device, role, i);
+    const bool bools = is_bool_array(obj);
+    py::object capsule = export_capsule(bools ? as_bytes(obj) : obj, stream_device, role, i);
     tensors_.push_back(capsule_tensor(capsule, obj, role, i)->dl_tensor);
+    if (bools) tensors_.back().dtype = DLDataType{OMNIRT_DL_BOOL, 8, 1};
     owners_.push_back(std::move(capsule));
   }
 }
 
 DLManagedTensor* take_tensor(py::handle obj, bool stream_device, const char* role, size_t index) {
-  const py::object capsule = export_capsule(obj, stream_device, role, index);
+  const bool bools = is_bool_array(obj);
+  const py::object capsule = export_capsule(bools ? as_bytes(obj) : obj, stream_device, role, index);
   DLManagedTensor* managed = capsule_tensor(capsule, obj, role, index);
   if (PyCapsule_SetName(capsule.ptr(), "used_dltensor") != 0) throw py::error_already_set();
+  if (bools) managed->dl_tensor.dtype = DLDataType{OMNIRT_DL_BOOL, 8, 1};
   return managed;
 }
 
