@@ -9,7 +9,8 @@
 #   test     ctest -L cuda and omnirt-probe (ctest.log, probe.txt)
 #   bench    the allocator, copy and module benchmarks (bench_*.txt)
 #   kernels  the named-op kernels against ATen: their GPU tests, then
-#            cuda_kernel_bench (kernels.txt)
+#            cuda_kernel_bench (kernels.txt), then its --sweep of candidate
+#            row kernels (sweep.txt; summary also in device-check.log)
 #   aoti     AOTInductor packages: exports the test package, runs the AOTI and
 #            engine GPU tests and omnirt-run on it (aoti.txt), then the goal
 #            benchmark against torch.compile and cuda_aoti_bench (aoti_goal.txt)
@@ -192,6 +193,10 @@ kernels() {
   grep -E "tests passed|tests failed" "$OUT/kernels.txt" | tail -n 1 | tee -a "$LOG"
   run kernels.txt 300 "$dir/bin/cuda_kernel_bench"
   grep -E "^# " "$OUT/kernels.txt" | tail -n 1 | tee -a "$LOG"
+  # Candidate configurations, access policies and grids of the row kernels,
+  # each checked against ATen, timed side by side (bench/cuda/kernel_sweep.h).
+  run sweep.txt 480 "$dir/bin/cuda_kernel_bench" --sweep
+  sed -n '/^# summary/,$p' "$OUT/sweep.txt" | tee -a "$LOG"
 }
 
 # AOTInductor packages: exported here (Inductor compiles: minutes), then
