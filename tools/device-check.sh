@@ -228,10 +228,18 @@ sync.save(sys.argv[1])' "$work/sync.pt" >>"$OUT/aoti.txt" 2>&1
     --input 4x8:f32 --warmup 1 --iters 3
   run aoti_goal.txt 600 python3 "$ROOT/bench/cuda/aoti_goal.py" --omnirt "$dir/lib/libomnirt.so" \
     --plugin "$plugins/libomnirt_backend_cuda.so" --work "$work" --rounds 100
-  grep -E "goal|MISMATCH|^# " "$OUT/aoti_goal.txt" | tee -a "$LOG"
+  grep -E "goal|MISMATCH|CRASHED|^# " "$OUT/aoti_goal.txt" | tee -a "$LOG"
   if [ -x "$dir/bin/cuda_aoti_bench" ]; then
-    run aoti_goal.txt 300 "$dir/bin/cuda_aoti_bench" "$work/resnet50_b8.pt2:8x3x224x224" \
-      "$work/transformer6.pt2:1x128x1024"
+    # Only the packages the goal benchmark exported (an export may have failed).
+    local packages=()
+    for p in resnet50_b8.pt2:8x3x224x224 transformer6.pt2:1x128x1024; do
+      if [ -e "$work/${p%%:*}" ]; then
+        packages+=("$work/$p")
+      else
+        say "cuda_aoti_bench: $work/${p%%:*} was not exported; skipped"
+      fi
+    done
+    [ ${#packages[@]} -gt 0 ] && run aoti_goal.txt 300 "$dir/bin/cuda_aoti_bench" "${packages[@]}"
     grep -E "OmniRT over" "$OUT/aoti_goal.txt" | tee -a "$LOG"
   else
     say "cuda_aoti_bench was not built (needs PyTorch >= 2.7 with AOTInductor)"
