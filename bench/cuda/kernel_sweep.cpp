@@ -25,26 +25,48 @@ constexpr int kSweepRounds = 7;
 constexpr double kSweepRoundSeconds = 1e-3;
 constexpr int kThreadsPerSm = 2048;  // as the planner assumes (launch_plan.cpp)
 
+// kRegisters: the row in registers as floats (any dtype, or f32 alone);
+// kPacked: in its 16-bit form (f16/bf16 alone); kLoop: a block of
+// kLoopThreads per row holding none of it (lanes, packs, rows unused).
+enum class Holding { kRegisters, kF32Registers, kPacked, kLoop };
+
 struct Config {
   const char* suffix;
   int lanes, packs, rows;
-  bool f32_only;
+  Holding holding;
 };
 constexpr Config kConfigs[] = {
-#define OMNIRT_SWEEP_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, false},
-#define OMNIRT_SWEEP_F32_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, true},
+#define OMNIRT_SWEEP_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::kRegisters},
+#define OMNIRT_SWEEP_F32_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::kF32Registers},
+#define OMNIRT_SWEEP_PACKED_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::kPacked},
+#define OMNIRT_SWEEP_LOOP_CONFIG(suffix) {#suffix, 0, 0, 1, Holding::kLoop},
     OMNIRT_ROW_CONFIGS(OMNIRT_SWEEP_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_SWEEP_F32_CONFIG)
-        OMNIRT_SWEEP_ROW_CONFIGS(OMNIRT_SWEEP_CONFIG)
+        OMNIRT_SWEEP_ROW_CONFIGS(OMNIRT_SWEEP_CONFIG) OMNIRT_SWEEP_PACKED_CONFIGS(OMNIRT_SWEEP_PACKED_CONFIG)
+            OMNIRT_SWEEP_LOOP_KERNELS(OMNIRT_SWEEP_LOOP_CONFIG)
+#undef OMNIRT_SWEEP_LOOP_CONFIG
+#undef OMNIRT_SWEEP_PACKED_CONFIG
 #undef OMNIRT_SWEEP_F32_CONFIG
 #undef OMNIRT_SWEEP_CONFIG
 };
+
+bool runs_dtype(const Config& config, int element_bytes) {
+  switch (config.holding) {
+    case Holding::kF32Registers: return element_bytes == 4;
+    case Holding::kPacked: return element_bytes == 2;
+    default: return true;
+  }
+}
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 // Threads per block and rows per block of `config` for rows of `row_packs`
 // packs, or {0, 0} when it does not hold them or leaves over half of its
 // threads' packs empty (a smaller configuration then does the same work).
+// Loop kernels run rows that give each of their threads a pack at least.
 std::pair<int, int> block_shape(const Config& config, long long row_packs) {
+  if (config.holding == Holding::kLoop) {
+    return row_packs >= kernels::kLoopThreads ? std::pair{kernels::kLoopThreads, 1} : std::pair{0, 0};
+  }
   if (config.lanes > 0) {
     const long long capacity = (long long)config.lanes * config.packs;
     if (row_packs > capacity || 2 * row_packs <= capacity) return {0, 0};
@@ -60,7 +82,7 @@ std::pair<int, int> block_shape(const Config& config, long long row_packs) {
 struct Candidate {
   std::string name;       // the kernel's config[_cs], "op_run" or "aten"
   std::string grid_kind;  // how the grid was chosen
-  Config config{"", 0, 0, 0, false};
+  Config config{"", 0, 0, 0, Holding::kRegisters};
   unsigned grid = 0, block = 0;
   int regs = -1, blocks_per_sm = -1;  // -1: the runtime did not say
   bool plan = false;                  // the plugin's choice: its kernel and grid
@@ -96,11 +118,16 @@ class Sweep {
   int mismatches() const { return mismatches_; }
 
  private:
+  // A candidate as the summary names it; us 0: there is none.
+  struct Pick {
+    std::string text = "-";  // config, grid kind, grid x block, regs/blocks per SM
+    double us = 0, pct = 0;
+  };
   struct Summary {
     std::string label;
     double aten_us, op_run_us, plan_us;  // plan_us 0: not among the candidates
-    std::string best;
-    double best_us, best_pct;
+    Pick best;  // the fastest candidate
+    Pick lean;  // the fastest that holds its row packed or not at all
   };
 
   std::vector<Candidate> candidates(const OpCase& c, std::vector<KernelArgs>& args);
@@ -125,10 +152,11 @@ std::vector<Candidate> Sweep::candidates(const OpCase& c, std::vector<KernelArgs
   const cuda::LaunchPlan plan = cuda::plan_rows(rows, n, element_bytes, true, sms);
   std::vector<Candidate> out;
   for (const Config& config : kConfigs) {
-    if (config.f32_only && element_bytes != 4) continue;
+    if (!runs_dtype(config, element_bytes)) continue;
     const auto [block, rows_per_block] = block_shape(config, row_packs);
     if (block == 0) continue;
     for (const char* access : {"", "_cs"}) {
+      if (config.holding == Holding::kLoop && *access != '\0') continue;  // cached only
       Candidate k;
       k.name = std::string(config.suffix) + access;
       k.config = config;
@@ -290,6 +318,15 @@ void Sweep::run_case(const OpCase& c) {
   const auto plan = std::find_if(timed.begin(), timed.end(), [](const Candidate& k) { return k.plan; });
   const auto best = std::find_if(timed.begin(), timed.end(),
                                  [](const Candidate& k) { return k.name != "aten" && k.name != "op_run"; });
+  const auto lean = std::find_if(timed.begin(), timed.end(), [](const Candidate& k) {
+    return k.config.holding == Holding::kPacked || k.config.holding == Holding::kLoop;
+  });
+  const auto pick = [&](std::vector<Candidate>::const_iterator k) {
+    if (k == timed.end()) return Pick{};
+    return Pick{k->name + " " + k->grid_kind + " " + std::to_string(k->grid) + "x" + std::to_string(k->block) +
+                    " " + std::to_string(k->regs) + "r/" + std::to_string(k->blocks_per_sm) + "b",
+                k->median_us, pct_of_peak(in.bytes, k->median_us)};
+  };
   std::printf("\n## %s (%s), %.1f MiB, %d calls per round\n", label.c_str(), c.shape_class.c_str(),
               double(in.bytes) / (1 << 20), calls);
   std::printf("%-10s %5s %5s %4s %5s %7s %-6s %4s %4s %9s %6s %5s\n", "candidate", "lanes", "packs", "rows",
@@ -301,23 +338,21 @@ void Sweep::run_case(const OpCase& c) {
                 k.plan ? "  <- plugin's plan" : "");
   }
   std::fflush(stdout);
-  const bool have_best = best != timed.end();
   summary_.push_back({label, aten_us, find("op_run") != timed.end() ? find("op_run")->median_us : 0,
-                      plan != timed.end() ? plan->median_us : 0,
-                      have_best ? best->name + " " + best->grid_kind + " " + std::to_string(best->grid) + "x" +
-                                      std::to_string(best->block)
-                                : "-",
-                      have_best ? best->median_us : 0, have_best ? pct_of_peak(in.bytes, best->median_us) : 0});
+                      plan != timed.end() ? plan->median_us : 0, pick(best), pick(lean)});
 }
 
 void Sweep::print_summary() const {
   std::printf("\n# summary: us per call (medians); plan: the plugin's kernel and grid among the candidates "
-              "(0: a loop kernel, not swept); x: ATen us / best us\n");
-  std::printf("%-26s %9s %9s %9s  %-26s %9s %6s %5s\n", "case", "aten", "op_run", "plan", "best candidate",
-              "best", "x", "%pk");
+              "(0: not among them); best: the fastest candidate, lean: the fastest holding its row packed "
+              "(*h) or not at all (lv, l2), each with registers r / blocks per SM b; x: ATen us / its us\n");
+  std::printf("%-26s %9s %9s %9s  %-34s %9s %6s %5s  %-34s %9s %6s %5s\n", "case", "aten", "op_run", "plan",
+              "best candidate", "best", "x", "%pk", "lean candidate", "lean", "x", "%pk");
+  const auto ratio = [](double aten_us, double us) { return us > 0 ? aten_us / us : 0; };
   for (const Summary& s : summary_) {
-    std::printf("%-26s %9.1f %9.1f %9.1f  %-26s %9.1f %6.2f %5.1f\n", s.label.c_str(), s.aten_us, s.op_run_us,
-                s.plan_us, s.best.c_str(), s.best_us, s.best_us > 0 ? s.aten_us / s.best_us : 0, s.best_pct);
+    std::printf("%-26s %9.1f %9.1f %9.1f  %-34s %9.1f %6.2f %5.1f  %-34s %9.1f %6.2f %5.1f\n", s.label.c_str(),
+                s.aten_us, s.op_run_us, s.plan_us, s.best.text.c_str(), s.best.us, ratio(s.aten_us, s.best.us),
+                s.best.pct, s.lean.text.c_str(), s.lean.us, ratio(s.aten_us, s.lean.us), s.lean.pct);
   }
 }
 
@@ -325,9 +360,10 @@ void Sweep::print_summary() const {
 
 int run_sweep(CudaPlugin& plugin, const std::string& filter, const Peak& peak, const cudaDeviceProp& prop) {
   std::printf("# sweep: candidate row kernels (bench/cuda/sweep_configs.h, kernels/row_configs.h; _cs: "
-              "streaming loads and stores), medians over %d rounds taking turns; grid by: fill = SMs x "
-              "%d / block (the planner's), occ = SMs x blocks per SM the registers allow, 2occ, all = a "
-              "block per step of rows; b/SM: occupancy\n",
+              "streaming loads and stores; *h: the row held as f16/bf16; lv, l2: a block per row, no "
+              "row held, three and two reads), medians over %d rounds taking turns; grid by: fill = "
+              "SMs x %d / block (the planner's), occ = SMs x blocks per SM the registers allow, 2occ, "
+              "all = a block per step of rows; b/SM: occupancy\n",
               kSweepRounds, kThreadsPerSm);
   Sweep sweep(plugin, peak, prop);
   for (const OpCase& c : op_cases()) {
