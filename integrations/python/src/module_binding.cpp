@@ -118,7 +118,7 @@ class Module {
     if (!names.empty()) {
       py::dict named;
       for (size_t i = 0; i < count; ++i) named[text(names[i])] = results[i];
-      return std::move(named);
+      return py::object(std::move(named));
     }
     return count == 1 ? py::object(results[0]) : py::object(results);
   }

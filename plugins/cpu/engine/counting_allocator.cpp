@@ -1,6 +1,7 @@
 #include "counting_allocator.h"
 
 #include <c10/core/CPUAllocator.h>
+#include <torch/version.h>
 
 #include <array>
 #include <functional>
@@ -61,11 +62,26 @@ void free_counted(Counted& block) {
   block.ledger.release(block.ledger.context);
 }
 
+// PyTorch 2.3 made c10::Allocator::allocate non-const and added copy_data.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+#define OMNIRT_ALLOCATE_QUALIFIER
+#define OMNIRT_ALLOCATOR_HAS_COPY_DATA 1
+#else
+#define OMNIRT_ALLOCATE_QUALIFIER const
+#define OMNIRT_ALLOCATOR_HAS_COPY_DATA 0
+#endif
+
 class CountingAllocator final : public c10::Allocator {
  public:
   explicit CountingAllocator(c10::Allocator* underneath) : underneath_(underneath) {}
 
-  c10::DataPtr allocate(size_t n) const override {
+#if OMNIRT_ALLOCATOR_HAS_COPY_DATA
+  void copy_data(void* dest, const void* src, std::size_t count) const override {
+    underneath_->copy_data(dest, src, count);
+  }
+#endif
+
+  c10::DataPtr allocate(size_t n) OMNIRT_ALLOCATE_QUALIFIER override {
     c10::DataPtr data = underneath_->allocate(n);
     const omnirt_cpu_engine_ledger* ledger = t_ledger;
     if (ledger == nullptr || data.get() == nullptr) return data;
