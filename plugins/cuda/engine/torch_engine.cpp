@@ -71,7 +71,18 @@ class TorchScriptModule final : public omnirt_cuda_engine_module {
   // Runs forward on `stack` (the inputs, with room for `self`) and flattens its result.
   std::vector<NamedTensor> forward(std::vector<c10::IValue> stack) {
     c10::InferenceMode inference;  // a graph replay needs none: it is set here only
-    return torch_common::flatten_result(forward_method_(std::move(stack)));
+    c10::IValue result;
+    try {
+      result = forward_method_(std::move(stack));
+    } catch (const c10::Error&) {
+      throw;  // guarded() tells its kinds apart
+    } catch (const std::runtime_error& e) {
+      // PyTorch 2.x's interpreter rethrows what the model's code raised (a
+      // wrong dtype, a shape mismatch) as std::runtime_error: the model
+      // refused these inputs, as the cpu engine reports it.
+      fail(OMNIRT_STATUS_INVALID_ARGUMENT, std::string("forward failed: ") + e.what());
+    }
+    return torch_common::flatten_result(result);
   }
 
   torch::jit::Module module_;
