@@ -4,6 +4,8 @@
 #ifndef OMNIRT_PYTHON_ERRORS_H_
 #define OMNIRT_PYTHON_ERRORS_H_
 
+#include <pybind11/pybind11.h>
+
 #include <string>
 
 #include "omnirt/host.h"
@@ -14,6 +16,11 @@ namespace omnirt_py {
 /// call on this thread. A Python exception that a Python override raised
 /// during that call becomes the new exception's __cause__. Needs the GIL.
 [[noreturn]] void raise_last_error();
+
+/// The error of the last failed omnirt_* call on this thread as an
+/// omnirt.Error object, not raised (a status to report, not to throw). Needs
+/// the GIL.
+pybind11::object last_error();
 
 /// Raises the omnirt.Error subclass of `status` for a failure the extension
 /// found itself (bad Python arguments). Needs the GIL.

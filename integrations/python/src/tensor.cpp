@@ -11,8 +11,6 @@ namespace omnirt_py {
 namespace {
 
 constexpr const char* kCapsuleName = "dltensor";
-// kDLBool is DLPack >= 0.8; Debian's 0.6 header does not name it.
-constexpr uint8_t kDLBoolCode = 6;
 
 bool is_host_memory(int32_t device_type) {
   return device_type == kDLCPU || device_type == kDLCUDAHost || device_type == kDLROCMHost;
