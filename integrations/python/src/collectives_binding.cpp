@@ -69,6 +69,39 @@ void call_released(Call&& call) {
   check(status);
 }
 
+// The tensors of the collectives this thread issued inside its open group
+// (group_start .. the outermost group_end): they run at the group's end, so
+// their Python objects are kept until then. Owned references, released with
+// the GIL; a thread that exits with a group open leaks them rather than
+// releasing them without the GIL.
+struct GroupTensors {
+  int depth = 0;
+  std::vector<PyObject*> kept;
+
+  void keep(const py::object& tensor) {
+    if (depth > 0) kept.push_back(py::object(tensor).release().ptr());
+  }
+  void release_all() {
+    for (PyObject* tensor : std::exchange(kept, {})) Py_DECREF(tensor);
+  }
+};
+thread_local GroupTensors group_tensors;
+
+void group_start(const StatePtr& state) {
+  check(omnirt_group_start(state->backend()));
+  ++group_tensors.depth;
+}
+
+void group_end(const StatePtr& state) {
+  omnirt_status status;
+  {
+    py::gil_scoped_release release;
+    status = omnirt_group_end(state->backend());
+  }
+  if (group_tensors.depth > 0 && --group_tensors.depth == 0) group_tensors.release_all();
+  check(status);
+}
+
 // omnirt.Communicator: one rank of a group.
 class Communicator {
  public:
@@ -164,7 +197,10 @@ class Communicator {
           in(buffer(send_tensor.dl(), send_name)),
           recv_tensor(recv.is_none() ? nullptr
                                      : std::make_unique<InputTensor>(recv, stream_device, "recv")),
-          out(recv_tensor ? buffer(recv_tensor->dl(), "recv") : in) {}
+          out(recv_tensor ? buffer(recv_tensor->dl(), "recv") : in) {
+      group_tensors.keep(send);
+      if (!recv.is_none()) group_tensors.keep(recv);
+    }
 
     CollectiveBuffer buffer(const DLTensor& t, const char* arg) const {
       return collective_buffer(t, handle->state->device_type(), device, CollectiveArg{name, arg});
@@ -276,7 +312,7 @@ on the communicator's device, contiguous, taken without copying; the dtype
 comes from the tensor. The GIL is released while a call runs. Work is
 enqueued on the device's default stream (on the cpu backend it is complete
 when the call returns); inside ``Backend.group()`` it runs at the group's
-end, so keep the tensors until then. A failure breaks the communicator:
+end, which keeps the tensors alive until then. A failure breaks the communicator:
 close it and make a new one. A context manager (``close()``).)doc")
       .def("all_reduce", &Communicator::all_reduce, py::arg("send"), py::arg("recv") = py::none(),
            py::arg("op") = "sum",
@@ -317,13 +353,8 @@ close it and make a new one. A context manager (``close()``).)doc")
         py::arg("nranks"), py::arg("device"), py::arg("key_prefix"), py::arg("timeout_ms"));
   m.def("comm_create_local", &comm_create_local, py::arg("state"), py::arg("devices"));
   m.def("collectives_library", &collectives_library, py::arg("state"));
-  m.def(
-      "group_start", [](const StatePtr& state) { check(omnirt_group_start(state->backend())); },
-      py::arg("state"));
-  m.def(
-      "group_end",
-      [](const StatePtr& state) { call_released([&] { return omnirt_group_end(state->backend()); }); },
-      py::arg("state"));
+  m.def("group_start", &group_start, py::arg("state"));
+  m.def("group_end", &group_end, py::arg("state"));
 }
 
 }  // namespace omnirt_py
