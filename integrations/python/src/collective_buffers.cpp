@@ -76,8 +76,9 @@ CollectiveBuffer collective_buffer(const DLTensor& tensor, int32_t device_type, 
                     kTakenDtypes + ")");
   }
   if (!contiguous(tensor)) {
-    refuse(arg, "is not contiguous (collectives take dense row-major tensors: torch's "
-                ".contiguous(), numpy's ascontiguousarray)");
+    refuse(arg,
+           "is not contiguous (collectives take dense row-major tensors: torch's "
+           ".contiguous(), numpy's ascontiguousarray)");
   }
   size_t count = 1;
   for (int32_t d = 0; d < tensor.ndim; ++d) count *= static_cast<size_t>(tensor.shape[d]);
@@ -103,8 +104,9 @@ int32_t parse_reduce_op(const std::string& word, const char* call) {
   for (int32_t op = 0; op <= OMNIRT_REDUCE_AVG; ++op) {
     if (word == kNames[op]) return op;
   }
-  raise_error(OMNIRT_STATUS_INVALID_ARGUMENT, std::string(call) + ": op must be 'sum', 'prod', "
-                                                                  "'min', 'max' or 'avg', got '" +
+  raise_error(OMNIRT_STATUS_INVALID_ARGUMENT, std::string(call) +
+                                                  ": op must be 'sum', 'prod', "
+                                                  "'min', 'max' or 'avg', got '" +
                                                   word + "'");
 }
 

@@ -58,17 +58,6 @@ struct CommHandle {
 };
 using HandlePtr = std::shared_ptr<CommHandle>;
 
-// Runs a call that may wait for peers without the GIL; raises its failure.
-template <class Call>
-void call_released(Call&& call) {
-  omnirt_status status;
-  {
-    py::gil_scoped_release release;
-    status = call();
-  }
-  check(status);
-}
-
 // The tensors of the collectives this thread issued inside its open group
 // (group_start .. the outermost group_end): they run at the group's end, so
 // their Python objects are kept until then. Owned references, released with
@@ -121,8 +110,10 @@ class Communicator {
   py::object all_gather(const py::object& send, const py::object& recv) {
     require_recv_given(recv, "all_gather", "nranks times send's elements");
     const Call c(*this, "all_gather", send, recv);
-    c.require_recv(c.in.count * size_t(nranks_), "nranks (" + std::to_string(nranks_) + ") times send's");
-    call_released([&] { return c.handle->comm.all_gather(c.in.data, c.out.data, c.in.count, c.in.dtype); });
+    c.require_recv(c.in.count * size_t(nranks_),
+                   "nranks (" + std::to_string(nranks_) + ") times send's");
+    call_released(
+        [&] { return c.handle->comm.all_gather(c.in.data, c.out.data, c.in.count, c.in.dtype); });
     return c.recv_obj;
   }
 
@@ -135,7 +126,8 @@ class Communicator {
                   "reduce_scatter: send has " + std::to_string(c.in.count) +
                       " elements, not a multiple of nranks (" + std::to_string(nranks_) + ")");
     }
-    c.require_recv(c.in.count / size_t(nranks_), "send's divided by nranks (" + std::to_string(nranks_) + ")");
+    c.require_recv(c.in.count / size_t(nranks_),
+                   "send's divided by nranks (" + std::to_string(nranks_) + ")");
     call_released([&] {
       return c.handle->comm.reduce_scatter(c.in.data, c.out.data, c.out.count, c.in.dtype, reduce);
     });
@@ -230,7 +222,8 @@ class Communicator {
   }
 
   const HandlePtr& live() const {
-    if (handle_ == nullptr) raise_error(OMNIRT_STATUS_INVALID_ARGUMENT, "this Communicator is closed");
+    if (handle_ == nullptr)
+      raise_error(OMNIRT_STATUS_INVALID_ARGUMENT, "this Communicator is closed");
     return handle_;
   }
 
@@ -243,8 +236,9 @@ class Communicator {
 Communicator comm_create(const StatePtr& state, py::handle store, int32_t rank, int32_t nranks,
                          int32_t device, const std::string& key_prefix, uint32_t timeout_ms) {
   if (!py::isinstance<FileStore>(store)) {
-    raise_error(OMNIRT_STATUS_INVALID_ARGUMENT,
-                std::string("store must be an omnirt.FileStore, got ") + Py_TYPE(store.ptr())->tp_name);
+    raise_error(
+        OMNIRT_STATUS_INVALID_ARGUMENT,
+        std::string("store must be an omnirt.FileStore, got ") + Py_TYPE(store.ptr())->tp_name);
   }
   StorePtr kept = store.cast<const FileStore&>().live();
   omnirt::Communicator comm;
@@ -252,11 +246,13 @@ Communicator comm_create(const StatePtr& state, py::handle store, int32_t rank, 
     return omnirt::Backend(state->backend())
         .create_communicator(*kept, nranks, rank, device, &comm, timeout_ms, key_prefix.c_str());
   });
-  return Communicator(std::make_shared<CommHandle>(CommHandle{state, std::move(kept), std::move(comm)}),
-                      rank, nranks, device);
+  return Communicator(
+      std::make_shared<CommHandle>(CommHandle{state, std::move(kept), std::move(comm)}), rank,
+      nranks, device);
 }
 
-std::vector<Communicator> comm_create_local(const StatePtr& state, const std::vector<int32_t>& devices) {
+std::vector<Communicator> comm_create_local(const StatePtr& state,
+                                            const std::vector<int32_t>& devices) {
   std::vector<omnirt::Communicator> comms(devices.size());
   call_released([&] {
     return omnirt::Backend(state->backend())
@@ -265,8 +261,9 @@ std::vector<Communicator> comm_create_local(const StatePtr& state, const std::ve
   std::vector<Communicator> out;
   const auto nranks = static_cast<int32_t>(devices.size());
   for (int32_t rank = 0; rank < nranks; ++rank) {
-    out.emplace_back(std::make_shared<CommHandle>(CommHandle{state, nullptr, std::move(comms[size_t(rank)])}),
-                     rank, nranks, devices[size_t(rank)]);
+    out.emplace_back(
+        std::make_shared<CommHandle>(CommHandle{state, nullptr, std::move(comms[size_t(rank)])}),
+        rank, nranks, devices[size_t(rank)]);
   }
   return out;
 }
@@ -319,7 +316,8 @@ close it and make a new one. A context manager (``close()``).)doc")
            "Reduces `send` across ranks into `recv` (into `send` when None) with op 'sum', "
            "'prod', 'min', 'max' or 'avg'; returns the result tensor.")
       .def("all_gather", &Communicator::all_gather, py::arg("send"), py::arg("recv"),
-           "Every rank's `send`, in rank order, into `recv` (nranks times its elements); returns recv.")
+           "Every rank's `send`, in rank order, into `recv` (nranks times its elements); returns "
+           "recv.")
       .def("reduce_scatter", &Communicator::reduce_scatter, py::arg("send"), py::arg("recv"),
            py::arg("op") = "sum",
            "Reduces `send` across ranks; rank r receives share r (send's elements / nranks) in "

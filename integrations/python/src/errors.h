@@ -32,6 +32,19 @@ inline void check(omnirt_status status) {
   if (status != OMNIRT_STATUS_OK) raise_last_error();
 }
 
+/// Runs `call` (returning an omnirt_status), a call that may wait (on a
+/// device, on peers), without the GIL; then raise_last_error() unless OK.
+/// Needs the GIL.
+template <class Call>
+void call_released(Call&& call) {
+  omnirt_status status;
+  {
+    pybind11::gil_scoped_release release;
+    status = call();
+  }
+  check(status);
+}
+
 /// Keeps the Python exception now set (raised by a Python override) for the
 /// next raise_last_error() on this thread, and clears it. Needs the GIL.
 void stash_override_exception();

@@ -34,7 +34,8 @@ struct ArgName {
   size_t index;
 
   std::string str() const {
-    return index == kUnindexed ? std::string(role) : std::string(role) + " " + std::to_string(index);
+    return index == kUnindexed ? std::string(role)
+                               : std::string(role) + " " + std::to_string(index);
   }
 };
 
