@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -122,6 +123,21 @@ def test_local_comms_in_one_group(cpu, np):
         for c in comms:
             c.close()
     assert all(c.closed for c in comms)
+
+
+def test_local_comms_from_threads_release_the_gil(cpu, np):
+    comms = cpu.local_comms([0, 0])
+    data = [np.full(5, r + 1, dtype=np.int64) for r in range(2)]
+    # Each rank blocks until the other joins: only a released GIL lets both in.
+    threads = [threading.Thread(target=c.all_reduce, args=(d,)) for c, d in zip(comms, data)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=PROCESS_TIMEOUT_S)
+    for c in comms:
+        c.close()
+    assert not any(t.is_alive() for t in threads)
+    assert [d.tolist() for d in data] == [[3] * 5, [3] * 5]
 
 
 def test_local_comms_take_torch_in_place(cpu, torch):
