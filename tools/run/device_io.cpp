@@ -4,21 +4,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "omnirt/cpp/host.hpp"
+
 namespace omnirt::run {
 namespace {
 
 bool host_memory(int32_t device_type) {
   return device_type == kDLCPU || device_type == kDLCUDAHost;
-}
-
-bool compact(const DLTensor& t) {
-  if (t.strides == nullptr) return true;
-  int64_t expected = 1;
-  for (int32_t d = t.ndim - 1; d >= 0; --d) {
-    if (t.shape[d] != 1 && t.strides[d] != expected) return false;
-    expected *= t.shape[d];
-  }
-  return true;
 }
 
 }  // namespace
@@ -56,7 +48,7 @@ DeviceInputs::~DeviceInputs() {
 }
 
 HostTensor to_host(omnirt_backend* backend, const DLTensor& output) {
-  if (!compact(output)) throw std::runtime_error("an output is not contiguous; cannot save it");
+  if (!is_compact(output)) throw std::runtime_error("an output is not contiguous; cannot save it");
   HostTensor host;
   host.shape.assign(output.shape, output.shape + output.ndim);
   host.dtype = output.dtype;

@@ -4,6 +4,7 @@
 
 #include "errors.h"
 #include "names.h"
+#include "omnirt/cpp/host.hpp"
 #include "tensor.h"
 
 namespace omnirt_py {
@@ -45,18 +46,6 @@ std::string device_name(DLDevice device) {
          std::to_string(device.device_id);
 }
 
-// Row-major and dense: strides absent, or those of the shape (dimensions of
-// one element may have any stride).
-bool contiguous(const DLTensor& t) {
-  if (t.strides == nullptr) return true;
-  int64_t expected = 1;
-  for (int32_t d = t.ndim - 1; d >= 0; --d) {
-    if (t.shape[d] != 1 && t.strides[d] != expected) return false;
-    expected *= t.shape[d];
-  }
-  return true;
-}
-
 [[noreturn]] void refuse(CollectiveArg arg, const std::string& why) {
   raise_error(OMNIRT_STATUS_INVALID_ARGUMENT, std::string(arg.call) + ": " + arg.name + " " + why);
 }
@@ -75,7 +64,7 @@ CollectiveBuffer collective_buffer(const DLTensor& tensor, int32_t device_type, 
     refuse(arg, "has dtype " + dtype_name(tensor.dtype) + ", which collectives do not take (" +
                     kTakenDtypes + ")");
   }
-  if (!contiguous(tensor)) {
+  if (!omnirt::is_compact(tensor)) {
     refuse(arg,
            "is not contiguous (collectives take dense row-major tensors: torch's "
            ".contiguous(), numpy's ascontiguousarray)");
