@@ -98,6 +98,12 @@ constexpr uint64_t features_known_to(uint32_t plugin_abi) noexcept {
   return OMNIRT_VERSION_MINOR(plugin_abi) == 0 ? OMNIRT_FEATURES_1_0 : OMNIRT_FEATURES_1_1;
 }
 
+/// The omnirt_memory_stats::known bits that both a plugin of packed ABI
+/// version `plugin_abi` and this host define.
+constexpr uint32_t stats_known_to(uint32_t plugin_abi) noexcept {
+  return OMNIRT_VERSION_MINOR(plugin_abi) == 0 ? OMNIRT_STATS_1_0 : OMNIRT_STATS_1_1;
+}
+
 }  // namespace omnirt
 
 #endif  // OMNIRT_CORE_BACKEND_H_

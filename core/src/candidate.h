@@ -42,6 +42,9 @@ struct CandidateRecord {
   bool loaded = false;
   /// Why it stopped (or UNAVAILABLE for a loaded backend that cannot run here).
   omnirt_status status = OMNIRT_STATUS_OK;
+  /// Left unloaded by choice (an earlier copy, the allow/deny lists, a backend
+  /// of that name already loaded), not rejected for a fault.
+  bool skipped = false;
   std::string reason;
   std::string backend_name;  ///< from the vtable; "" if not reached
   uint32_t plugin_abi_version = 0;

@@ -149,6 +149,7 @@ omnirt_status omnirt_host_get_candidate(const omnirt_host* host, size_t index, o
   full.vet_outcome = c.vet_outcome;
   full.vet_cached = c.vet_cached ? 1 : 0;
   full.vet_time_ns = c.vet_time_ns;
+  full.skipped = c.skipped ? 1 : 0;
   return omnirt::write_sized(out, full, kCall, "omnirt_candidate");
 }
 

@@ -1,5 +1,9 @@
 #include "host_services.h"
 
+#include <functional>
+#include <mutex>
+#include <unordered_set>
+
 #include "logging.h"
 #include "plugin_text.h"
 
@@ -24,17 +28,36 @@ omnirt_status set_error(omnirt_status status, int64_t native_code, const char* m
   return status;
 }
 
+// A plugin that warns on every call (libtorch does, per run) must not flood
+// the log: a warning line a backend logged before goes out at debug level.
+// Bounded: past kRemembered distinct lines, new ones are simply logged.
+bool logged_before(const std::string& backend, const std::string& message) {
+  constexpr size_t kRemembered = 1024;
+  static std::mutex mutex;
+  static std::unordered_set<size_t> seen;
+  const size_t key = std::hash<std::string>()(backend) * 31 + std::hash<std::string>()(message);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (seen.count(key) > 0) return true;
+  if (seen.size() < kRemembered) seen.insert(key);
+  return false;
+}
+
 void log(int32_t level, const char* backend, const char* message) noexcept {
   try {
-    const spdlog::level::level_enum spd_level = to_spdlog_level(level);
     const bool noted = t_plugin_notes != nullptr && level >= OMNIRT_LOG_WARN && level < OMNIRT_LOG_OFF;
-    if (!noted && !logger().should_log(spd_level)) return;
+    if (!noted && !logger().should_log(to_spdlog_level(level))) return;
     // Repaired like all plugin text: a newline or escape sequence in it
     // cannot forge log lines or reach a terminal.
     const std::string name = backend != nullptr ? read_plugin_text(backend, OMNIRT_TEXT_MAX_NAME).text : "?";
     const std::string text = read_plugin_text(message, OMNIRT_TEXT_MAX_MESSAGE).text;
-    logger().log(spd_level, "[{}] {}", name, text);
-    if (noted) t_plugin_notes->add(name.c_str(), text.c_str());
+    if (noted) {
+      // Inside a call given a run report, the report keeps it (once, counted).
+      t_plugin_notes->add(name.c_str(), text.c_str());
+      level = OMNIRT_LOG_DEBUG;
+    } else if (level >= OMNIRT_LOG_WARN && level < OMNIRT_LOG_OFF && logged_before(name, text)) {
+      level = OMNIRT_LOG_DEBUG;
+    }
+    logger().log(to_spdlog_level(level), "[{}] {}", name, text);
   } catch (...) {  // logging must never fail a plugin
   }
 }

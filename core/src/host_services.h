@@ -47,10 +47,13 @@ struct PluginNote {
   std::string message;
 };
 
-/// While alive, the WARN and ERROR lines plugins log on this thread are also
-/// kept here, besides going to the host's log: omnirt_module_run collects
-/// what a plugin says of a run (a CUDA graph it could not capture) for the
-/// run report. Nests: the collector alive before is restored after.
+/// While alive, the WARN and ERROR lines plugins log on this thread are kept
+/// here for the run report, and go to the host's log at debug level only:
+/// omnirt_wrap_module and omnirt_module_run collect what a plugin says of a
+/// wrap or run (a CUDA graph it could not capture, libtorch's warnings) for
+/// the report, so that a plugin warning on every run fills the report once
+/// (it counts repeats), not the embedder's stderr. Nests: the collector alive
+/// before is restored after.
 class PluginNotes {
  public:
   PluginNotes() noexcept;

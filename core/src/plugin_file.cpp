@@ -51,6 +51,7 @@ void check(CandidateRecord* candidate, std::map<std::string, std::string>* first
   candidate->real_path_shown = display_path(candidate->real_path);
   const auto [first, inserted] = first_seen->emplace(candidate->real_path, candidate->path_shown);
   if (!inserted) {
+    candidate->skipped = true;
     return refuse(candidate, OMNIRT_STATUS_ALREADY_EXISTS,
                   fmt::format("same file as '{}' (real path '{}'); loaded once", first->second,
                               candidate->real_path_shown));

@@ -27,11 +27,11 @@ Registry::~Registry() { unload_plugins(&backends_); }
 std::optional<std::pair<omnirt_status, std::string>> Registry::refusal_by_config(const std::string& name) const {
   if (config_.allow.has_value() && !contains(*config_.allow, name)) {
     return std::pair(OMNIRT_STATUS_UNAVAILABLE,
-                     fmt::format("refused: '{}' is not in the allow list of '{}'", name, display_path(config_.path)));
+                     fmt::format("'{}' is not in the allow list of '{}'", name, display_path(config_.path)));
   }
   if (contains(config_.deny, name)) {
     return std::pair(OMNIRT_STATUS_UNAVAILABLE,
-                     fmt::format("refused: '{}' is in the deny list of '{}'", name, display_path(config_.path)));
+                     fmt::format("'{}' is in the deny list of '{}'", name, display_path(config_.path)));
   }
   return std::nullopt;
 }
@@ -56,6 +56,7 @@ void Registry::load_all(std::vector<CandidateRecord> candidates, const vetting::
     if (auto refused = refusal_by_config(candidate.file_backend_name)) {
       candidate.status = refused->first;
       candidate.reason = std::move(refused->second);
+      candidate.skipped = true;
     } else {
       admitted.push_back(&candidate);
     }
@@ -72,6 +73,7 @@ void Registry::consider(CandidateRecord candidate) {
     if (auto refused = refusal_by_backend(candidate.file_backend_name)) {
       candidate.status = refused->first;
       candidate.reason = std::move(refused->second);
+      candidate.skipped = true;
     } else {
       const auto options = config_.backend_options.find(candidate.file_backend_name);
       auto backend = load_plugin(&candidate, options != config_.backend_options.end() ? options->second
@@ -100,15 +102,30 @@ omnirt_status Registry::select_auto(omnirt_backend** out) const {
       return OMNIRT_STATUS_OK;
     }
   }
-  if (backends_.empty()) {
+  if (candidates_.empty()) {
     return fail(OMNIRT_STATUS_NOT_FOUND, {},
-                "no backend plugin was loaded ({} candidate file(s) rejected); run omnirt-probe "
-                "--verbose to see where the host looked and why",
-                candidates_.size());
+                "no backend plugin was found; run omnirt-probe --verbose to see where the host "
+                "looked");
   }
+  // Every candidate's fate, in search order: the one that matters may be a
+  // plugin whose create refused a bad option, not one that loaded.
   std::vector<std::string> why;
-  for (const auto& backend : backends_) why.push_back(backend->name + ": " + backend->unavailable_reason);
-  return fail(OMNIRT_STATUS_UNAVAILABLE, {}, "no backend is available here ({})", fmt::join(why, "; "));
+  for (const CandidateRecord& c : candidates_) {
+    const std::string path = display_path(c.path);
+    const std::string& known = !c.backend_name.empty() ? c.backend_name : c.file_backend_name;
+    const std::string& name = known.empty() ? path : known;
+    if (c.loaded) {
+      why.push_back(fmt::format("{}: unavailable: {}", name, c.reason));
+    } else if (c.skipped) {
+      why.push_back(fmt::format("{}: skipped ({}): {}", name, path, c.reason));
+    } else {
+      why.push_back(fmt::format("{}: rejected, reached stage {} ({}): {}", name,
+                                omnirt_load_stage_name(c.stage), path, c.reason));
+    }
+  }
+  return fail(backends_.empty() ? OMNIRT_STATUS_NOT_FOUND : OMNIRT_STATUS_UNAVAILABLE, {},
+              "no backend is available here: {}; run omnirt-probe --verbose for details",
+              fmt::join(why, "; "));
 }
 
 omnirt_status Registry::select_named(const char* name, omnirt_backend** out) const {

@@ -136,6 +136,7 @@ omnirt_status omnirt_get_memory_stats(omnirt_backend* backend, int32_t device, o
   auto full = omnirt::sized_struct<omnirt_memory_stats>();
   OMNIRT_RETURN_IF_ERROR(call_slot<&V::memory_stats>(*backend, "memory_stats", device, &full));
   full.struct_size = sizeof full;
+  full.known &= omnirt::stats_known_to(backend->abi_version);
   return omnirt::write_sized(stats, full, kCall, "omnirt_memory_stats");
 }
 

@@ -69,7 +69,12 @@ void add_installed(bool skip, std::vector<SearchDirRecord>* dirs) {
 std::string library_dir() {
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&library_dir), &info) == 0 || info.dli_fname == nullptr) return {};
-  return std::filesystem::path(info.dli_fname).parent_path().string();
+  // The loader's name for the library may climb through a run path
+  // ("bin/../lib/libomnirt.so"): people read the directory it really is.
+  const std::filesystem::path library(info.dli_fname);
+  std::error_code error;
+  const std::filesystem::path dir = std::filesystem::weakly_canonical(library.parent_path(), error);
+  return (error ? library.parent_path().lexically_normal() : dir).string();
 }
 
 }  // namespace

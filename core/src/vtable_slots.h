@@ -93,6 +93,7 @@ inline constexpr Slot kVtableSlots[] = {
     OMNIRT_SLOT_OPTIONAL(group_end, COLLECTIVES),
     OMNIRT_SLOT_REPORT(collectives_library, COLLECTIVES),
     OMNIRT_SLOT_OPTIONAL(comm_get_async_error, COLLECTIVES),
+    OMNIRT_SLOT_OPTIONAL(engine_prepare, ENGINE_PREPARE),
 };
 #undef OMNIRT_SLOT_REQUIRED
 #undef OMNIRT_SLOT_OPTIONAL

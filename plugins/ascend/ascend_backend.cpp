@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "acl_status.h"
-#include "omnirt_plugin_common/options.h"
 
 namespace omnirt::ascend {
 namespace {
@@ -51,7 +50,7 @@ plugin_common::LazyRuntime<AclRuntime>::Factory acl_factory(const plugin::Option
 AscendBackend::AscendBackend(const omnirt_backend_create_args& args)
     : runtime_("ascend", acl_locator(plugin::Options(args)), acl_factory(plugin::Options(args))),
       hccl_(plugin::Options(args).get("hccl_library")) {
-  plugin_common::check_option_keys(args, "ascend", {"library", "malloc_policy", "acl_config", "hccl_library"});
+  plugin::Options(args).check_keys("ascend", {"library", "malloc_policy", "acl_config", "hccl_library"});
   malloc_policy_ = parse_malloc_policy(plugin::Options(args).get("malloc_policy"));
 }
 

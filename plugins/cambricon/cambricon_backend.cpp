@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "cnrt_status.h"
-#include "omnirt_plugin_common/options.h"
 
 namespace omnirt::cambricon {
 namespace {
@@ -38,7 +37,7 @@ std::unique_ptr<CnrtRuntime> load_cnrt(plugin_common::DynamicLibrary library) {
 CambriconBackend::CambriconBackend(const omnirt_backend_create_args& args)
     : runtime_("cambricon", cnrt_locator(plugin::Options(args)), load_cnrt),
       cncl_(plugin::Options(args).get("cncl_library")) {
-  plugin_common::check_option_keys(args, "cambricon", {"library", "cncl_library"});
+  plugin::Options(args).check_keys("cambricon", {"library", "cncl_library"});
 }
 
 CambriconBackend::~CambriconBackend() { destroy_leftovers(); }

@@ -23,10 +23,12 @@ const char* free_call(MemoryKind kind) {
 
 }  // namespace
 
-CpuAllocator::CpuAllocator(uint64_t capacity_bytes) : capacity_bytes_(capacity_bytes) {}
+CpuAllocator::CpuAllocator(uint64_t capacity_bytes)
+    : capacity_bytes_(capacity_bytes), ledger_(MemoryLedger::create()) {}
 
 CpuAllocator::~CpuAllocator() {
   for (auto& [ptr, block] : blocks_) std::free(ptr);
+  ledger_->release();
 }
 
 void* CpuAllocator::allocate(size_t size, MemoryKind kind) {
@@ -53,10 +55,7 @@ void* CpuAllocator::allocate(size_t size, MemoryKind kind) {
     std::free(ptr);
     throw;
   }
-  allocated_bytes_ += size;
-  reserved_bytes_ += held;
-  if (allocated_bytes_ > peak_bytes_) peak_bytes_ = allocated_bytes_;
-  ++alloc_count_;
+  ledger_->add(size, held);
   return ptr;
 }
 
@@ -82,9 +81,7 @@ CpuAllocator::Block& CpuAllocator::live_block(void* ptr, MemoryKind kind) {
 }
 
 void CpuAllocator::forget(std::unordered_map<void*, Block>::iterator it) {
-  allocated_bytes_ -= it->second.requested;
-  reserved_bytes_ -= it->second.held;
-  ++free_count_;
+  ledger_->remove(it->second.requested, it->second.held);
   std::free(it->first);
   blocks_.erase(it);
 }
@@ -107,22 +104,5 @@ void CpuAllocator::finish_release(void* ptr) noexcept {
   if (it != blocks_.end()) forget(it);
 }
 
-void CpuAllocator::stats(omnirt_memory_stats& out) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  out.known = OMNIRT_STAT_ALLOCATED_BYTES | OMNIRT_STAT_PEAK_BYTES | OMNIRT_STAT_RESERVED_BYTES |
-              OMNIRT_STAT_ALLOC_COUNT | OMNIRT_STAT_FREE_COUNT;
-  out.allocated_bytes = allocated_bytes_;
-  out.peak_bytes = peak_bytes_;
-  out.reserved_bytes = reserved_bytes_;
-  out.alloc_count = alloc_count_;
-  out.free_count = free_count_;
-}
-
-void CpuAllocator::reset_stats() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  peak_bytes_ = allocated_bytes_;
-  alloc_count_ = 0;
-  free_count_ = 0;
-}
 
 }  // namespace omnirt::cpu

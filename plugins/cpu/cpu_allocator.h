@@ -1,5 +1,5 @@
 // Host memory for the cpu backend: aligned blocks, every live block tracked,
-// statistics in bytes.
+// counted in the backend's memory ledger (memory_ledger.h).
 #ifndef OMNIRT_PLUGINS_CPU_CPU_ALLOCATOR_H_
 #define OMNIRT_PLUGINS_CPU_CPU_ALLOCATOR_H_
 
@@ -8,6 +8,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "memory_ledger.h"
 #include "omnirt/types.h"
 
 namespace omnirt::cpu {
@@ -40,9 +41,12 @@ class CpuAllocator {
   void begin_release(void* ptr, MemoryKind kind);
   void finish_release(void* ptr) noexcept;
 
-  void stats(omnirt_memory_stats& out) const;
+  // The backend's statistics: this allocator's blocks, and what else is
+  // counted into its ledger (the engine's allocations for modules).
+  void stats(omnirt_memory_stats& out) const { ledger_->stats(out); }
   // peak := current allocation, counts := 0.
-  void reset_stats();
+  void reset_stats() { ledger_->reset(); }
+  MemoryLedger& ledger() { return *ledger_; }
 
  private:
   struct Block {
@@ -56,13 +60,9 @@ class CpuAllocator {
   void forget(std::unordered_map<void*, Block>::iterator it);  // requires mutex_
 
   const uint64_t capacity_bytes_;
+  MemoryLedger* const ledger_;
   mutable std::mutex mutex_;
   std::unordered_map<void*, Block> blocks_;
-  uint64_t allocated_bytes_ = 0;
-  uint64_t reserved_bytes_ = 0;
-  uint64_t peak_bytes_ = 0;
-  uint64_t alloc_count_ = 0;
-  uint64_t free_count_ = 0;
 };
 
 }  // namespace omnirt::cpu

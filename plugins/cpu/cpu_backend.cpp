@@ -62,7 +62,9 @@ CpuBackend::CpuBackend(const omnirt_backend_create_args& args)
     : allocator_(CpuDevice::physical_memory_bytes()),
       default_stream_(std::make_shared<CpuStream>()),
       collectives_(plugin::Options(args), default_stream_),
-      modules_(plugin::Options(args)) {}
+      modules_(plugin::Options(args), allocator_.ledger()) {
+  plugin::Options(args).check_keys("cpu", {"threads", "gloo_hostname"});
+}
 
 plugin::Availability CpuBackend::is_available() { return {true, {}}; }
 
@@ -145,6 +147,7 @@ void CpuBackend::mem_get_info(int32_t device, size_t& free_bytes, size_t& total_
 void CpuBackend::memory_stats(int32_t device, omnirt_memory_stats& stats) {
   CpuDevice::check_index(device);
   allocator_.stats(stats);
+  modules_.describe_memory(stats);
 }
 
 void CpuBackend::reset_memory_stats(int32_t device) {

@@ -80,6 +80,8 @@ class CpuBackend {
                       omnirt_stream* stream, DLManagedTensor** outputs, size_t output_capacity,
                       size_t* num_outputs);
   void executable_destroy(omnirt_executable* executable);
+  const char* output_name(omnirt_executable* executable, const DLManagedTensor* output);
+  std::string engine_prepare(const char* format);
   void list_op_sets(const omnirt_op_set** sets, size_t* count);
   void list_ops(const omnirt_op_decl** ops, size_t* count);
   void op_run(const char* name, const DLTensor* inputs, size_t num_inputs, DLTensor* outputs,

@@ -3,7 +3,6 @@
 #include "cuda_device.h"
 #include "cuda_status.h"
 #include "cuda_stream.h"
-#include "omnirt_plugin_common/options.h"
 
 namespace omnirt::cuda {
 namespace {
@@ -11,7 +10,7 @@ namespace {
 using plugin::fail;
 
 std::string allocator_option(const omnirt_backend_create_args& args) {
-  plugin_common::check_option_keys(args, "cuda", {"allocator", "nccl_library"});
+  plugin::Options(args).check_keys("cuda", {"allocator", "nccl_library"});
   std::string kind = plugin::Options(args).get("allocator", "caching");
   if (kind != "caching" && kind != "async" && kind != "plain") {
     fail(OMNIRT_STATUS_INVALID_ARGUMENT,
@@ -51,7 +50,10 @@ void CudaBackend::capabilities(omnirt_capabilities& caps) {
       OMNIRT_FEATURE_STREAM_WAIT_EVENT | OMNIRT_FEATURE_MEM_INFO | OMNIRT_FEATURE_MEMORY_STATS |
       OMNIRT_FEATURE_GRAPH_CAPTURE | OMNIRT_FEATURE_NAMED_OPS | OMNIRT_FEATURE_PEER_COPY |
       OMNIRT_FEATURE_DEFAULT_STREAM;
-  if (engine_.present()) caps.features |= OMNIRT_FEATURE_MODULES | OMNIRT_FEATURE_COMPILE;
+  if (engine_.present()) {
+    caps.features |= OMNIRT_FEATURE_MODULES | OMNIRT_FEATURE_COMPILE | OMNIRT_FEATURE_OUTPUT_NAMES |
+                     OMNIRT_FEATURE_ENGINE_PREPARE;
+  }
   if (collectives_.present()) caps.features |= OMNIRT_FEATURE_COLLECTIVES;  // found, not loaded
   caps.dtypes =
       (1ull << OMNIRT_DTYPE_F32) | (1ull << OMNIRT_DTYPE_F16) | (1ull << OMNIRT_DTYPE_BF16);

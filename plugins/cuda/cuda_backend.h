@@ -81,6 +81,10 @@ class CudaBackend {
                       omnirt_stream* stream, DLManagedTensor** outputs, size_t output_capacity,
                       size_t* num_outputs);
   void executable_destroy(omnirt_executable* executable);
+  // A dict output's key, or ""; owned by `output`.
+  const char* output_name(omnirt_executable* executable, const DLManagedTensor* output);
+  // Loads the TorchScript engine now (CUDA must run here); its version.
+  std::string engine_prepare(const char* format);
 
   // Named ops (cuda_kernels.cpp).
   void list_op_sets(const omnirt_op_set** sets, size_t* count);

@@ -40,6 +40,11 @@ struct Executable {
 
 Executable* executable_of(omnirt_executable* e) { return reinterpret_cast<Executable*>(e); }
 
+// libtorch's warnings reach the host's log (and the run report of the call).
+void log_engine_warning(const char* message) {
+  plugin::log(OMNIRT_LOG_WARN, std::string("libtorch: ") + message);
+}
+
 }  // namespace
 
 // The build says whether it made the engine, and whether with AOTInductor
@@ -115,10 +120,17 @@ const omnirt_cuda_engine_api& Engine::api() {
                std::to_string(OMNIRT_CUDA_ENGINE_API_VERSION);
       return;
     }
+    api->set_warning_sink(&log_engine_warning);
     api_ = api;
   });
   if (api_ == nullptr) fail(OMNIRT_STATUS_UNAVAILABLE, "cuda: " + error_);
   return *api_;
+}
+
+std::string CudaBackend::engine_prepare(const char* format) {
+  engine_.require_format(format);
+  cuda();  // CUDA must run here before libtorch is loaded
+  return engine_.api().engine_version;
 }
 
 omnirt_executable* CudaBackend::module_load(int32_t device, const omnirt_module_source& source,
@@ -167,6 +179,18 @@ void CudaBackend::executable_run(omnirt_executable* executable, const DLTensor* 
   if (status != OMNIRT_STATUS_OK) fail(status, std::string("cuda engine: ") + message);
   // The engine's note on a run that went another way than its tier promises.
   if (message[0] != '\0') plugin::log(OMNIRT_LOG_WARN, "module '" + exe.tag + "': " + message);
+}
+
+const char* CudaBackend::output_name(omnirt_executable* executable, const DLManagedTensor* output) {
+  if (executable == nullptr) fail(OMNIRT_STATUS_INVALID_ARGUMENT, "executable: NULL");
+  char message[kMessageCapacity];
+  message[0] = '\0';
+  const char* name = nullptr;
+  const omnirt_status status =
+      engine_.api().output_name(executable_of(executable)->module, output, &name, message,
+                                sizeof message);
+  if (status != OMNIRT_STATUS_OK) fail(status, std::string("cuda engine: ") + message);
+  return name;
 }
 
 void CudaBackend::executable_destroy(omnirt_executable* executable) {

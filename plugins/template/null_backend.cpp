@@ -25,8 +25,11 @@ using omnirt::plugin::fail;
 class NullBackend {
  public:
   // Rule 4: nothing heavy here. A backend with a vendor SDK keeps its options
-  // (omnirt::plugin::Options) and dlopens the SDK on first real use.
-  explicit NullBackend(const omnirt_backend_create_args&) {}
+  // (omnirt::plugin::Options) and dlopens the SDK on first real use. The null
+  // backend takes none: any option is a misspelling, refused by name.
+  explicit NullBackend(const omnirt_backend_create_args& args) {
+    omnirt::plugin::Options(args).check_keys(BACKEND_NAME, {});
+  }
   // Rule 10: destroy gives back everything the instance acquired.
   ~NullBackend() {
     for (void* p : live_) std::free(p);

@@ -160,7 +160,8 @@ OMNIRT_FROZEN_SIZE(omnirt_host_options, 56);
 OMNIRT_FROZEN(omnirt_candidate, vet_outcome, 72);
 OMNIRT_FROZEN(omnirt_candidate, vet_cached, 76);
 OMNIRT_FROZEN(omnirt_candidate, vet_time_ns, 80);
-OMNIRT_FROZEN_SIZE(omnirt_candidate, 88);
+OMNIRT_FROZEN(omnirt_candidate, skipped, 88);
+OMNIRT_FROZEN_SIZE(omnirt_candidate, 96);
 #endif
 
 int main(void) { return 0; }

@@ -228,6 +228,107 @@ INSTANTIATE_TEST_SUITE_P(Tiers, CudaEngineTest,
                            return std::string(param_info.param == OMNIRT_TIER_COMPILE ? "Compile" : "Eager");
                          });
 
+// Model I/O beyond one float tensor in and out, on both tiers: bool masks in
+// (both DLPack forms) and out, a dict's entries by key and named, int, float
+// and bool arguments from 0-d device tensors.
+class CudaModelIoTest : public CudaTorchTest, public ::testing::WithParamInterface<int32_t> {
+ protected:
+  omnirt_executable* load(const std::string& source) {
+    const std::string bytes = torchscript_of(source);
+    const omnirt_module_source src = {sizeof src, "torchscript", bytes.data(), bytes.size(), nullptr};
+    omnirt_executable* exe = nullptr;
+    EXPECT_EQ(vt().module_load(st(), 0, &src, GetParam(), nullptr, &exe), OMNIRT_STATUS_OK)
+        << last_error();
+    loaded_.push_back(exe);
+    return exe;
+  }
+  std::vector<DLManagedTensor*> run(omnirt_executable* exe, const std::vector<DLTensor>& in) {
+    std::vector<DLManagedTensor*> out(8, nullptr);
+    size_t count = 0;
+    EXPECT_EQ(vt().executable_run(st(), exe, in.data(), in.size(), nullptr, out.data(), out.size(),
+                                  &count),
+              OMNIRT_STATUS_OK)
+        << last_error();
+    out.resize(count);
+    torch::cuda::synchronize();
+    return out;
+  }
+  void TearDown() override {
+    for (omnirt_executable* exe : loaded_) vt().executable_destroy(st(), exe);
+  }
+  std::vector<omnirt_executable*> loaded_;
+};
+
+TEST_P(CudaModelIoTest, BoolMasksGoInAndComeOut) {
+  omnirt_executable* exe = load(
+      "def forward(self, x, mask):\n    return x.masked_fill(mask, 0.0), mask.logical_not()\n");
+  const auto on_gpu = torch::TensorOptions().device(torch::kCUDA);
+  const at::Tensor x = torch::randn({4, 8}, on_gpu);
+  const at::Tensor mask = torch::rand({4, 8}, on_gpu) > 0.5;
+  for (const DLDataType form : {DLDataType{OMNIRT_DL_BOOL, 8, 1}, DLDataType{kDLUInt, 1, 1}}) {
+    for (int repeat = 0; repeat < 2; ++repeat) {  // the compile tier replays its graph
+      DLTensor mask_dl = dl_view(mask);
+      mask_dl.dtype = form;
+      std::vector<DLManagedTensor*> out = run(exe, {dl_view(x), mask_dl});
+      ASSERT_EQ(out.size(), 2u);
+      EXPECT_EQ(out[1]->dl_tensor.dtype.code, OMNIRT_DL_BOOL);
+      EXPECT_EQ(out[1]->dl_tensor.dtype.bits, 8);
+      EXPECT_TRUE(torch::equal(as_tensor(out[0]), x.masked_fill(mask, 0.0)));
+      EXPECT_TRUE(torch::equal(as_tensor(out[1]), mask.logical_not()));
+      for (DLManagedTensor* t : out) t->deleter(t);
+    }
+  }
+}
+
+TEST_P(CudaModelIoTest, DictOutputsComeByKeyAndNamed) {
+  omnirt_executable* exe = load(
+      "def forward(self, x) -> Dict[str, Tensor]:\n"
+      "    return {'logits': x * 2.0, 'boxes': x + 1.0, 'aux': x - 1.0}\n");
+  omnirt_capabilities caps{};
+  caps.struct_size = sizeof caps;
+  ASSERT_EQ(vt().get_capabilities(st(), &caps), OMNIRT_STATUS_OK);
+  EXPECT_NE(caps.features & OMNIRT_FEATURE_OUTPUT_NAMES, 0u);
+  const at::Tensor x = torch::randn({16}, torch::TensorOptions().device(torch::kCUDA));
+  std::vector<DLManagedTensor*> out = run(exe, {dl_view(x)});
+  ASSERT_EQ(out.size(), 3u);
+  const char* keys[] = {"aux", "boxes", "logits"};
+  const at::Tensor want[] = {x - 1.0, x + 1.0, x * 2.0};
+  for (size_t i = 0; i < 3; ++i) {
+    const char* name = nullptr;
+    ASSERT_EQ(vt().output_name(st(), exe, out[i], &name), OMNIRT_STATUS_OK) << last_error();
+    EXPECT_STREQ(name, keys[i]);
+    EXPECT_TRUE(torch::allclose(as_tensor(out[i]), want[i])) << keys[i];
+  }
+  for (DLManagedTensor* t : out) t->deleter(t);
+}
+
+TEST_P(CudaModelIoTest, ScalarArgumentsComeFrom0dDeviceTensors) {
+  omnirt_executable* exe = load(
+      "def forward(self, x, k: int, s: float, flip: bool):\n"
+      "    y = x * s + k\n"
+      "    if flip:\n"
+      "        return -y\n"
+      "    return y\n");
+  const auto on_gpu = torch::TensorOptions().device(torch::kCUDA);
+  const at::Tensor x = torch::randn({2, 3}, on_gpu);
+  const at::Tensor k = torch::full({}, 3, on_gpu.dtype(torch::kLong));
+  const at::Tensor s = torch::full({}, 0.5, on_gpu.dtype(torch::kFloat));
+  for (const bool flip : {true, false}) {  // a graph would have kept the first value
+    const at::Tensor f = torch::full({}, flip, on_gpu.dtype(torch::kBool));
+    std::vector<DLManagedTensor*> out = run(exe, {dl_view(x), dl_view(k), dl_view(s), dl_view(f)});
+    ASSERT_EQ(out.size(), 1u);
+    const at::Tensor y = x * 0.5 + 3;
+    EXPECT_TRUE(torch::allclose(as_tensor(out[0]), flip ? -y : y)) << flip;
+    out[0]->deleter(out[0]);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiers, CudaModelIoTest,
+                         ::testing::Values(int32_t{OMNIRT_TIER_COMPILE}, int32_t{OMNIRT_TIER_EAGER}),
+                         [](const auto& param_info) {
+                           return std::string(param_info.param == OMNIRT_TIER_COMPILE ? "Compile" : "Eager");
+                         });
+
 // The compile tier cannot capture a module that synchronizes with the host:
 // it runs the frozen module instead, and says so once for those inputs.
 TEST_F(CudaTorchTest, ACaptureThatFailsFallsBackToTheModuleAndSaysSo) {

@@ -1,6 +1,7 @@
 // libtorch helpers shared by the cuda tests and benchmarks that compare with
-// PyTorch: whether they can run here, a launch-bound MLP and a module no CUDA
-// graph can hold, as TorchScript bytes, and at::Tensor as DLTensor.
+// PyTorch: whether they can run here, a launch-bound MLP, a module no CUDA
+// graph can hold and other modules as TorchScript bytes, and at::Tensor as
+// DLTensor.
 #ifndef OMNIRT_TESTS_CUDA_TORCH_HELPERS_H_
 #define OMNIRT_TESTS_CUDA_TORCH_HELPERS_H_
 
@@ -55,12 +56,24 @@ inline std::string host_sync_torchscript() {
   return bytes.str();
 }
 
+// A module as torch.jit.script makes one (with `training`), from TorchScript source.
+inline std::string torchscript_of(const std::string& source) {
+  torch::jit::Module m("model");
+  m.register_attribute("training", c10::BoolType::get(), true);
+  m.define(source);
+  std::ostringstream bytes;
+  m.save(bytes);
+  return bytes.str();
+}
+
 inline DLDataType dl_dtype(at::ScalarType t) {
   switch (t) {
     case at::kFloat: return {kDLFloat, 32, 1};
     case at::kHalf: return {kDLFloat, 16, 1};
     case at::kBFloat16: return {kDLBfloat, 16, 1};
+    case at::kLong: return {kDLInt, 64, 1};
     case at::kDouble: return {kDLFloat, 64, 1};
+    case at::kBool: return {OMNIRT_DL_BOOL, 8, 1};
     default: throw std::invalid_argument("dtype without a DLPack mapping here");
   }
 }
@@ -77,12 +90,13 @@ inline DLTensor dl_view(const at::Tensor& t) {
   return d;
 }
 
-// Borrows a DLManagedTensor's memory as an at::Tensor (f32/f16/bf16 only).
+// Borrows a DLManagedTensor's memory as an at::Tensor (f32/f16/bf16, bool).
 inline at::Tensor as_tensor(const DLManagedTensor* m) {
   const DLTensor& d = m->dl_tensor;
-  const at::ScalarType type = d.dtype.code == kDLBfloat ? at::kBFloat16
-                              : d.dtype.bits == 16       ? at::kHalf
-                                                         : at::kFloat;
+  const at::ScalarType type = d.dtype.code == OMNIRT_DL_BOOL ? at::kBool
+                              : d.dtype.code == kDLBfloat    ? at::kBFloat16
+                              : d.dtype.bits == 16           ? at::kHalf
+                                                             : at::kFloat;
   return torch::from_blob(d.data, at::IntArrayRef(d.shape, size_t(d.ndim)),
                           at::IntArrayRef(d.strides, size_t(d.ndim)),
                           at::TensorOptions().dtype(type).device(at::kCUDA, d.device.device_id));

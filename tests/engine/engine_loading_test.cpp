@@ -115,6 +115,12 @@ TEST(EngineLoading, BadThreadsOptionFailsCreate) {
   }
 }
 
+TEST(EngineLoading, AnUnknownOptionFailsCreateNamingItAndTheKnownOnes) {
+  CpuInstance cpu(OMNIRT_TEST_CPU_PLUGIN_PATH, {{"thread", "4"}});
+  EXPECT_EQ(cpu.create_status(), OMNIRT_STATUS_INVALID_ARGUMENT);
+  EXPECT_THAT(last_error().message, HasSubstr("cpu: unknown option 'thread' (known options: threads, gloo_hostname)"));
+}
+
 #ifdef OMNIRT_TEST_HAVE_ENGINE
 TEST(EngineLoading, ProbingLeavesTheEngineUnloadedAndTheFirstModuleUseLoadsIt) {
   CpuInstance cpu;
@@ -131,6 +137,26 @@ TEST(EngineLoading, ProbingLeavesTheEngineUnloadedAndTheFirstModuleUseLoadsIt) {
   omnirt_executable* exe = nullptr;
   EXPECT_EQ(cpu.load("not a zip archive", OMNIRT_TIER_EAGER, &exe), OMNIRT_STATUS_INVALID_ARGUMENT);
   EXPECT_TRUE(engine_loaded());
+}
+
+// engine_prepare loads the engine ahead of module_load, so that the host can
+// time it; a format no engine loads is refused without loading anything.
+TEST(EngineLoading, EnginePrepareLoadsTheEngineOfItsFormatOnly) {
+  CpuInstance cpu;
+  EXPECT_NE(cpu.capabilities().features & OMNIRT_FEATURE_ENGINE_PREPARE, 0u);
+  char description[64] = "";
+  EXPECT_EQ(cpu.v().engine_prepare(cpu.s(), "onnx", description, sizeof description),
+            OMNIRT_STATUS_NOT_SUPPORTED);
+  EXPECT_THAT(last_error().message, HasSubstr("module format 'onnx' is not supported"));
+  EXPECT_FALSE(engine_loaded());
+  ASSERT_EQ(cpu.v().engine_prepare(cpu.s(), "torchscript", description, sizeof description),
+            OMNIRT_STATUS_OK)
+      << last_error().message;
+  EXPECT_TRUE(engine_loaded());
+  EXPECT_THAT(description, ::testing::StartsWith("libtorch "));
+  // Again: nothing more to load.
+  EXPECT_EQ(cpu.v().engine_prepare(cpu.s(), "torchscript", description, sizeof description),
+            OMNIRT_STATUS_OK);
 }
 #endif
 

@@ -13,8 +13,11 @@
 #include <torch/csrc/jit/api/module.h>
 #include <torch/script.h>
 
+#include <c10/core/CPUAllocator.h>
+
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -98,7 +101,7 @@ class Executable {
   omnirt_status status() const { return status_; }
   omnirt_executable* get() const { return exe_; }
 
-  // Runs on `inputs`; the outputs own their memory (fromDLPack adopts each
+  // Runs on `inputs`; the outputs own their memory (adopt takes each
   // DLManagedTensor and calls its deleter when the tensor dies).
   omnirt_status run(const std::vector<DLTensor>& inputs, std::vector<at::Tensor>& outputs,
                     size_t capacity = 8) const {
@@ -109,7 +112,7 @@ class Executable {
                                                          capacity, &count);
     outputs.clear();
     if (status == OMNIRT_STATUS_OK) {
-      for (size_t i = 0; i < count; ++i) outputs.push_back(at::fromDLPack(raw[i]));
+      for (size_t i = 0; i < count; ++i) outputs.push_back(adopt(raw[i]));
     } else {
       last_count_ = count;
     }
@@ -233,26 +236,152 @@ TEST_F(EngineTest, OutputsNeverBorrowTheInputsAndOutliveTheExecutable) {
   EXPECT_TRUE(at::equal(out[0], before));
 }
 
-TEST_F(EngineTest, ANonTensorResultIsInvalidArgumentNamingItsType) {
-  torch::jit::Module m = scripted("Rank", R"(
-    def forward(self, x):
-        return x, x.dim()
-  )");
-  Executable exe(cpu_, bytes_of(m), OMNIRT_TIER_EAGER);
-  ASSERT_EQ(exe.status(), OMNIRT_STATUS_OK) << last_error().message;
-  std::vector<at::Tensor> out;
-  EXPECT_EQ(exe.run({dl(at::randn({2}))}, out), OMNIRT_STATUS_INVALID_ARGUMENT);
-  EXPECT_THAT(last_error().message, HasSubstr("forward's result[1] is of type int"));
+// What forward returns is checked when the module loads, not on every run.
+TEST_F(EngineTest, AResultTheEngineCannotHandOutIsRefusedAtLoadNamingItsType) {
+  const struct {
+    const char* source;
+    const char* type;
+  } cases[] = {
+      {"def forward(self, x):\n    return x, x.dim()\n", "Tuple[Tensor, int]"},
+      {"def forward(self, x) -> Dict[int, Tensor]:\n    return {0: x}\n", "Dict[int, Tensor]"},
+      {"def forward(self, x) -> Optional[Tensor]:\n    return x\n", "Optional[Tensor]"},
+      {"def forward(self, x):\n    return None\n", "NoneType"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.type);
+    torch::jit::Module m = scripted("Result", c.source);
+    Executable exe(cpu_, bytes_of(m), OMNIRT_TIER_EAGER);
+    EXPECT_EQ(exe.status(), OMNIRT_STATUS_INVALID_ARGUMENT);
+    EXPECT_THAT(last_error().message,
+                HasSubstr(std::string("forward returns ") + c.type +
+                          "; the cpu engine hands out a tensor, or tuples, lists and "
+                          "Dict[str, ...] of tensors"));
+  }
 }
 
-TEST_F(EngineTest, ANonTensorArgumentIsRefusedAtLoad) {
-  torch::jit::Module m = scripted("Scale", R"(
-    def forward(self, x, n: int):
-        return x * n
+TEST_F(EngineTest, AnArgumentNoDLTensorCarriesIsRefusedAtLoad) {
+  torch::jit::Module m = scripted("Pick", R"(
+    def forward(self, x, rows: List[int]):
+        return x[rows]
   )");
   Executable exe(cpu_, bytes_of(m), OMNIRT_TIER_EAGER);
   EXPECT_EQ(exe.status(), OMNIRT_STATUS_INVALID_ARGUMENT);
-  EXPECT_THAT(last_error().message, HasSubstr("forward's argument 'n' is of type int"));
+  EXPECT_THAT(last_error().message,
+              HasSubstr("forward's argument 'rows' is of type List[int]; the cpu engine passes "
+                        "tensors (Tensor, Optional[Tensor]), and int, float, bool and Scalar "
+                        "arguments given as 0-d tensors"));
+}
+
+// int, float and bool arguments, each given as a 0-d tensor of a fitting dtype.
+TEST_F(EngineTest, ScalarArgumentsAreReadFrom0dTensors) {
+  torch::jit::Module m = scripted("Affine", R"(
+    def forward(self, x, k: int, s: float, flip: bool):
+        y = x * s + k
+        if flip:
+            return -y
+        return y
+  )");
+  for (const int32_t tier : {OMNIRT_TIER_EAGER, OMNIRT_TIER_COMPILE}) {
+    SCOPED_TRACE(tier);
+    Executable exe(cpu_, bytes_of(m), tier);
+    ASSERT_EQ(exe.status(), OMNIRT_STATUS_OK) << last_error().message;
+    const at::Tensor x = at::randn({2, 3});
+    const at::Tensor k = at::scalar_tensor(3, at::kLong);
+    const at::Tensor s = at::scalar_tensor(0.5, at::kFloat);
+    const at::Tensor yes = at::scalar_tensor(true, at::kBool);
+    const at::Tensor no = at::scalar_tensor(false, at::kBool);
+    EXPECT_TRUE(at::allclose(exe.run({x, k, s, yes})[0], -(x * 0.5 + 3)));
+    EXPECT_TRUE(at::allclose(exe.run({x, k, s, no})[0], x * 0.5 + 3));
+    // An int tensor serves a float argument; a float never serves an int.
+    EXPECT_TRUE(at::allclose(exe.run({x, k, at::scalar_tensor(2, at::kInt), no})[0], x * 2 + 3));
+
+    std::vector<at::Tensor> out;
+    EXPECT_EQ(exe.run({dl(x), dl(s), dl(s), dl(no)}, out), OMNIRT_STATUS_INVALID_ARGUMENT);
+    EXPECT_THAT(last_error().message,
+                HasSubstr("input 1 ('k'): forward takes a int here; a 0-d tensor of dtype Float "
+                          "is not one"));
+    const at::Tensor two_ks = at::full({2}, 3, at::kLong);
+    EXPECT_EQ(exe.run({dl(x), dl(two_ks), dl(s), dl(no)}, out), OMNIRT_STATUS_INVALID_ARGUMENT);
+    EXPECT_THAT(last_error().message,
+                HasSubstr("input 1 ('k'): forward takes a int here, given as a 0-d tensor; got "
+                          "shape [2]"));
+    EXPECT_EQ(exe.run({dl(x), dl(k), dl(s), dl(k)}, out), OMNIRT_STATUS_INVALID_ARGUMENT);
+    EXPECT_THAT(last_error().message, HasSubstr("input 3 ('flip'): forward takes a bool here"));
+  }
+}
+
+// Bool tensors in both DLPack forms, and bool outputs as OMNIRT_DL_BOOL.
+TEST_F(EngineTest, BoolTensorsGoInAndComeOut) {
+  torch::jit::Module m = scripted("Mask", R"(
+    def forward(self, x, mask):
+        return x.masked_fill(mask, 0.0), mask.logical_not()
+  )");
+  const at::Tensor x = at::randn({2, 3});
+  const at::Tensor mask = at::rand({2, 3}) > 0.5;
+  for (const int32_t tier : {OMNIRT_TIER_EAGER, OMNIRT_TIER_COMPILE}) {
+    SCOPED_TRACE(tier);
+    Executable exe(cpu_, bytes_of(m), tier);
+    ASSERT_EQ(exe.status(), OMNIRT_STATUS_OK) << last_error().message;
+    for (const DLDataType form : {DLDataType{OMNIRT_DL_BOOL, 8, 1}, DLDataType{kDLUInt, 1, 1}}) {
+      SCOPED_TRACE(int(form.code));
+      DLTensor mask_dl = dl(mask);
+      mask_dl.dtype = form;
+      std::vector<DLManagedTensor*> raw(2, nullptr);
+      size_t count = 0;
+      const DLTensor in[2] = {dl(x), mask_dl};
+      ASSERT_EQ(cpu_.v().executable_run(cpu_.s(), exe.get(), in, 2, nullptr, raw.data(), 2, &count),
+                OMNIRT_STATUS_OK)
+          << last_error().message;
+      ASSERT_EQ(count, 2u);
+      const DLDataType out_type = raw[1]->dl_tensor.dtype;
+      EXPECT_EQ(out_type.code, OMNIRT_DL_BOOL);
+      EXPECT_EQ(out_type.bits, 8);
+      EXPECT_EQ(out_type.lanes, 1);
+      const at::Tensor filled = adopt(raw[0]);
+      const at::Tensor negated = adopt(raw[1]);
+      EXPECT_TRUE(at::equal(filled, x.masked_fill(mask, 0.0)));
+      EXPECT_TRUE(at::equal(negated, mask.logical_not()));
+    }
+  }
+}
+
+// Dict[str, Tensor] entries come out in ascending key order, whatever order
+// the module inserts them in, each named by its key.
+TEST_F(EngineTest, DictOutputsAreFlattenedByKeyAndNamed) {
+  torch::jit::Module m = scripted("Heads", R"(
+    def forward(self, x) -> Tuple[Dict[str, Tensor], Tensor]:
+        heads = {"logits": x * 2, "boxes": x + 1}
+        heads["aux"] = x - 1
+        return heads, x * 3
+  )");
+  for (const int32_t tier : {OMNIRT_TIER_EAGER, OMNIRT_TIER_COMPILE}) {
+    SCOPED_TRACE(tier);
+    Executable exe(cpu_, bytes_of(m), tier);
+    ASSERT_EQ(exe.status(), OMNIRT_STATUS_OK) << last_error().message;
+    const at::Tensor x = at::randn({4});
+    const DLTensor in = dl(x);
+    std::vector<DLManagedTensor*> raw(4, nullptr);
+    size_t count = 0;
+    ASSERT_EQ(cpu_.v().executable_run(cpu_.s(), exe.get(), &in, 1, nullptr, raw.data(), 4, &count),
+              OMNIRT_STATUS_OK)
+        << last_error().message;
+    ASSERT_EQ(count, 4u);
+    const char* want_names[] = {"aux", "boxes", "logits", ""};
+    const at::Tensor want[] = {x - 1, x + 1, x * 2, x * 3};
+    for (size_t i = 0; i < 4; ++i) {
+      const char* name = nullptr;
+      ASSERT_EQ(cpu_.v().output_name(cpu_.s(), exe.get(), raw[i], &name), OMNIRT_STATUS_OK)
+          << last_error().message;
+      EXPECT_STREQ(name, want_names[i]);
+    }
+    // An output is only named by the executable that made it.
+    Executable other(cpu_, bytes_of(m), tier);
+    const char* name = nullptr;
+    EXPECT_EQ(cpu_.v().output_name(cpu_.s(), other.get(), raw[0], &name),
+              OMNIRT_STATUS_INVALID_ARGUMENT);
+    for (size_t i = 0; i < 4; ++i) EXPECT_TRUE(at::equal(adopt(raw[i]), want[i])) << i;
+  }
+  EXPECT_NE(cpu_.capabilities().features & OMNIRT_FEATURE_OUTPUT_NAMES, 0u);
 }
 
 TEST_F(EngineTest, TrailingOptionalInputsMayBeLeftOut) {
@@ -270,7 +399,7 @@ TEST_F(EngineTest, TrailingOptionalInputsMayBeLeftOut) {
   std::vector<at::Tensor> out;
   EXPECT_EQ(exe.run({dl(one)}, out), OMNIRT_STATUS_INVALID_ARGUMENT);
   EXPECT_THAT(last_error().message,
-              HasSubstr("forward(x, y, z=<default>) takes 2 to 3 input tensors, got 1"));
+              HasSubstr("forward(x, y, z=<default>) takes 2 to 3 inputs, got 1"));
 }
 
 TEST_F(EngineTest, BadModulesAreClearErrors) {
@@ -335,8 +464,8 @@ TEST_F(EngineTest, WrongInputsAreInvalidArgumentsNamingInputExpectedAndActual) {
     EXPECT_EQ(exe.run(inputs, out), OMNIRT_STATUS_INVALID_ARGUMENT);
     EXPECT_THAT(last_error().message, HasSubstr(fragment));
   };
-  expect_invalid({}, "forward(x) takes 1 input tensors, got 0");
-  expect_invalid({dl(x), dl(x)}, "forward(x) takes 1 input tensors, got 2");
+  expect_invalid({}, "forward(x) takes 1 input, got 0");
+  expect_invalid({dl(x), dl(x)}, "forward(x) takes 1 input, got 2");
   DLTensor t = dl(x);
   t.dtype = {kDLUInt, 16, 1};
   // libtorch's table decides: 1.13 has no uint16 (2.x has), none has lanes != 1.
@@ -394,6 +523,69 @@ int libtorch_threads_on_a_new_thread() {
   int threads = 0;
   std::thread([&] { threads = at::get_num_threads(); }).join();
   return threads;
+}
+
+omnirt_memory_stats memory(const CpuInstance& cpu) {
+  omnirt_memory_stats stats{};
+  stats.struct_size = sizeof stats;
+  EXPECT_EQ(cpu.v().memory_stats(cpu.s(), 0, &stats), OMNIRT_STATUS_OK);
+  return stats;
+}
+
+// What libtorch allocates for a module is in the backend's figures: its
+// weights while it lives, a run's intermediates in the peak, its outputs
+// until released; and nothing is left counted once all is gone.
+TEST_F(EngineTest, TheModelsMemoryIsCountedAndGivenBack) {
+  torch::jit::Module m = mlp();
+  const std::string bytes = bytes_of(m);
+  const uint64_t before = memory(cpu_).allocated_bytes;
+  {
+    Executable exe(cpu_, bytes, OMNIRT_TIER_EAGER);
+    ASSERT_EQ(exe.status(), OMNIRT_STATUS_OK) << last_error().message;
+    const omnirt_memory_stats loaded = memory(cpu_);
+    EXPECT_NE(loaded.known & OMNIRT_STAT_MODULE_MEMORY, 0u);
+    constexpr uint64_t kWeights = (16 * 32 + 32 + 32 * 8 + 8) * sizeof(float);
+    EXPECT_GE(loaded.allocated_bytes, before + kWeights);
+
+    ASSERT_EQ(cpu_.v().reset_memory_stats(cpu_.s(), 0), OMNIRT_STATUS_OK);
+    const at::Tensor x = at::randn({64, 16});
+    std::vector<at::Tensor> out = exe.run({x});
+    ASSERT_EQ(out.size(), 1u);
+    const omnirt_memory_stats ran = memory(cpu_);
+    // The 64x32 hidden layer lived during the run; the 64x8 output still does.
+    EXPECT_GE(ran.peak_bytes, loaded.allocated_bytes + 64 * 32 * sizeof(float));
+    EXPECT_GE(ran.allocated_bytes, loaded.allocated_bytes + 64 * 8 * sizeof(float));
+    EXPECT_GT(ran.alloc_count, 0u);
+    out.clear();  // the output's deleter runs
+    EXPECT_EQ(memory(cpu_).allocated_bytes, loaded.allocated_bytes);
+  }
+  EXPECT_EQ(memory(cpu_).allocated_bytes, before);
+}
+
+// The counting allocator sits in front of libtorch's for the whole process:
+// libtorch used outside an engine call keeps working, raw allocations
+// included, and is not counted.
+TEST_F(EngineTest, OtherUsersOfLibtorchKeepWorkingAndAreNotCounted) {
+  torch::jit::Module m = mlp();
+  Executable exe(cpu_, bytes_of(m), OMNIRT_TIER_EAGER);  // installs the counting allocator
+  ASSERT_EQ(exe.status(), OMNIRT_STATUS_OK) << last_error().message;
+  const omnirt_memory_stats before = memory(cpu_);
+  {
+    const at::Tensor a = at::randn({256, 256});
+    const at::Tensor b = at::matmul(a, a);
+    EXPECT_EQ(b.size(0), 256);
+    c10::Allocator* cpu_allocator = c10::GetCPUAllocator();
+    void* raw = cpu_allocator->raw_allocate(4096);
+    ASSERT_NE(raw, nullptr);
+    std::memset(raw, 1, 4096);
+    cpu_allocator->raw_deallocate(raw);
+  }
+  const omnirt_memory_stats after = memory(cpu_);
+  EXPECT_EQ(after.allocated_bytes, before.allocated_bytes);
+  EXPECT_EQ(after.alloc_count, before.alloc_count);
+  // And the engine's own runs keep being counted.
+  const std::vector<at::Tensor> out = exe.run({at::randn({2, 16})});
+  EXPECT_GT(memory(cpu_).alloc_count, after.alloc_count);
 }
 
 TEST_F(EngineTest, ThreadsOptionSetsLibtorchsThreadsOnceForTheProcess) {

@@ -141,6 +141,8 @@ TEST(Discovery, SymlinkToAPluginIsLoadedOnce) {
   EXPECT_EQ(second->loaded, 0);
   EXPECT_EQ(second->status, OMNIRT_STATUS_ALREADY_EXISTS);
   EXPECT_EQ(second->stage, OMNIRT_STAGE_FOUND);
+  EXPECT_EQ(first->skipped, 0);
+  EXPECT_EQ(second->skipped, 1);  // a second copy is no fault
   EXPECT_THAT(second->reason, HasSubstr("same file as '" + link + "'"));
 }
 
@@ -152,6 +154,7 @@ TEST(Discovery, DanglingSymlinkIsRejected) {
   const auto record = candidate_at(host.get(), link);
   ASSERT_TRUE(record.has_value());
   EXPECT_EQ(record->status, OMNIRT_STATUS_NOT_FOUND);
+  EXPECT_EQ(record->skipped, 0);  // a fault, not a choice
   EXPECT_THAT(record->reason, HasSubstr("cannot resolve the path"));
 }
 
@@ -303,6 +306,7 @@ TEST(SearchPath, FirstPluginOfANameWinsAndTheSecondNamesIt) {
   ASSERT_TRUE(second.has_value());
   EXPECT_EQ(second->status, OMNIRT_STATUS_ALREADY_EXISTS);
   EXPECT_EQ(second->source, OMNIRT_SOURCE_ENVIRONMENT);
+  EXPECT_EQ(second->skipped, 1);  // shadowed, not broken
   EXPECT_THAT(second->reason, HasSubstr(std::string("backend 'dup' is already provided by '") + ZOO_DUP_A + "'"));
 }
 

@@ -68,7 +68,9 @@
  *                             or FAKE_INTO_NOWHERE (an unmapped address)
  *   FAKE_GARBAGE_BIT          ... and MEM_INFO is advertised
  *   FAKE_UNADVERTISED_SLOTS   every optional slot is fake_trap (abort()), and
- *                             no feature bit is set: none may ever be called
+ *                             no feature bit is set: none may ever be called,
+ *                             but collectives_library, which answers
+ *                             UNAVAILABLE (a report slot, called anyway)
  * Named op (unless FAKE_MINIMAL): fake_copy, 1 input, 1 output: copies the
  * input's bytes into the output (host memory).
  * Backend option (create): devices=<n>, the device count (default 1).
@@ -755,6 +757,13 @@ static omnirt_status fake_collectives_library(omnirt_backend_state* s, char* tex
 #ifdef FAKE_UNADVERTISED_SLOTS
 /* What every optional slot points to: calling it is the host's bug. */
 static void fake_trap(void) { abort(); }
+/* Except collectives_library, which reports on its feature: the host asks it
+ * why a communicator cannot be made while the bit is clear. */
+static omnirt_status fake_no_collectives_library(omnirt_backend_state* s, char* text, size_t capacity) {
+  (void)s;
+  if (capacity > 0) text[0] = '\0';
+  return fake_fail(OMNIRT_STATUS_UNAVAILABLE, 0, "fake: no collective library here");
+}
 #endif
 
 #ifdef FAKE_GARBAGE_SLOT
@@ -1166,6 +1175,7 @@ static void fake_fill_vtable(fake_vtable* v) {
     for (at = offsetof(omnirt_backend_vtable, malloc_host); at < sizeof(omnirt_backend_vtable); at += sizeof trap) {
       memcpy((char*)b + at, &trap, sizeof trap);
     }
+    b->collectives_library = fake_no_collectives_library;
   }
 #endif
 #ifdef FAKE_EXTRA_SLOTS

@@ -59,14 +59,41 @@ TEST(Selection, AutoWithNothingAvailableSaysWhy) {
   omnirt_backend* backend = reinterpret_cast<omnirt_backend*>(0x1);
   EXPECT_EQ(omnirt_host_get_backend(host.get(), "auto", &backend), OMNIRT_STATUS_UNAVAILABLE);
   EXPECT_EQ(backend, nullptr);
-  EXPECT_THAT(last_message(), HasSubstr("no backend is available here (unavail: fake: no fake device here"));
+  EXPECT_THAT(last_message(),
+              HasSubstr("no backend is available here: unavail: unavailable: fake: no fake device here"));
 }
 
-TEST(Selection, AutoWithNothingLoadedIsNotFound) {
+TEST(Selection, AutoWithNothingLoadedIsNotFoundNamingEachFilesReason) {
   HostPtr host = make_host({ZOO_NOENTRY});
   omnirt_backend* backend = nullptr;
   EXPECT_EQ(omnirt_host_get_backend(host.get(), nullptr, &backend), OMNIRT_STATUS_NOT_FOUND);
-  EXPECT_THAT(last_message(), HasSubstr("no backend plugin was loaded (1 candidate file(s) rejected)"));
+  EXPECT_THAT(last_message(), HasSubstr(std::string("noentry: rejected, reached stage dlopen (") + ZOO_NOENTRY +
+                                        "): "));
+  EXPECT_THAT(last_message(), HasSubstr("omnirt_backend_entry"));
+}
+
+TEST(Selection, AutoWithNoFileAtAllSaysWhereToLook) {
+  HostPtr host = make_host({});
+  omnirt_backend* backend = nullptr;
+  EXPECT_EQ(omnirt_host_get_backend(host.get(), nullptr, &backend), OMNIRT_STATUS_NOT_FOUND);
+  EXPECT_THAT(last_message(), HasSubstr("no backend plugin was found; run omnirt-probe --verbose"));
+}
+
+// A plugin whose create refused its options is not among the backends; auto
+// must still say so, next to the reasons of the backends that did load.
+TEST(Selection, AutoWithNothingAvailableListsRejectedAndSkippedFilesToo) {
+  TempDir dir;
+  const std::string config = config_file(
+      dir, "deny: [minimal]\nbackends:\n  good:\n    options: {devices: lots}\n");
+  HostPtr host = make_host({ZOO_UNAVAIL, ZOO_GOOD, ZOO_MINIMAL}, kIsolated, config.c_str());
+  omnirt_backend* backend = nullptr;
+  EXPECT_EQ(omnirt_host_get_backend(host.get(), "auto", &backend), OMNIRT_STATUS_UNAVAILABLE);
+  const std::string message = last_message();
+  EXPECT_THAT(message, HasSubstr("unavail: unavailable: fake: no fake device here"));
+  EXPECT_THAT(message, HasSubstr(std::string("good: rejected, reached stage negotiate (") + ZOO_GOOD +
+                                 "): create failed: fake: option 'devices' must be a number"));
+  EXPECT_THAT(message, HasSubstr(std::string("minimal: skipped (") + ZOO_MINIMAL +
+                                 "): 'minimal' is in the deny list"));
 }
 
 TEST(Selection, UnavailableByNameGivesItsReason) {
@@ -132,6 +159,7 @@ TEST(Configuration, AllowListLoadsOnlyTheNamedBackends) {
   ASSERT_TRUE(record.has_value());
   EXPECT_EQ(record->status, OMNIRT_STATUS_UNAVAILABLE);
   EXPECT_EQ(record->stage, OMNIRT_STAGE_FOUND);
+  EXPECT_EQ(record->skipped, 1);
   EXPECT_THAT(record->reason, HasSubstr("'minimal' is not in the allow list of '" + config + "'"));
   omnirt_backend* backend = nullptr;
   EXPECT_EQ(omnirt_host_get_backend(host.get(), "minimal", &backend), OMNIRT_STATUS_UNAVAILABLE);

@@ -52,8 +52,9 @@ INSTANTIATE_TEST_SUITE_P(
                       GarbageCase{"into_nowhere_bit_set", ZOO_SLOTS_GARBAGE_NOWHERE_BIT,
                                   "to 0x3000, which no loaded file maps"}));
 
-// Every optional slot of this plugin aborts the process if called; it
-// advertises no feature. Everything routed must answer NOT_SUPPORTED.
+// Every optional slot of this plugin but collectives_library aborts the
+// process if called; it advertises no feature. Everything routed must answer
+// NOT_SUPPORTED.
 TEST(UnadvertisedSlots, AreNeverCalled) {
   HostPtr host = make_vetting_host({ZOO_SLOTS_UNADVERTISED}, {OMNIRT_VETTING_OFF, "", 0});
   omnirt_backend* b = nullptr;
@@ -112,11 +113,15 @@ TEST(UnadvertisedSlots, AreNeverCalled) {
       {"event_destroy", omnirt_event_destroy(b, e)},
       {"comm_destroy", omnirt_comm_destroy(b, comm)},
       {"list_op_sets", omnirt_list_op_sets(b, &sets, &n)},
-      {"comm_create_local", omnirt_comm_create_local(b, devices, 1, &made_comm)},
       {"group_start", omnirt_group_start(b)},
-      {"collectives_library", omnirt_collectives_library(b, text, sizeof text)},
   };
   for (const auto& c : calls) EXPECT_EQ(c.status, OMNIRT_STATUS_NOT_SUPPORTED) << c.call;
+
+  // collectives_library reports on its feature, so it is called with the bit
+  // clear, and making a communicator says what it said.
+  EXPECT_EQ(omnirt_collectives_library(b, text, sizeof text), OMNIRT_STATUS_UNAVAILABLE);
+  EXPECT_EQ(omnirt_comm_create_local(b, devices, 1, &made_comm), OMNIRT_STATUS_UNAVAILABLE);
+  EXPECT_THAT(last_message(), HasSubstr("fake: no collective library here"));
 
   EXPECT_EQ(omnirt_stream_destroy(b, s), OMNIRT_STATUS_NOT_SUPPORTED);
 

@@ -19,6 +19,7 @@ endfunction()
 
 # Configures and builds the project in SOURCE_DIR/<name> against the
 # installed prefix only: no package registry, no other prefix.
+# Extra arguments go to the configure step.
 function(build_against_prefix name)
   set(build "${WORK}/build-${name}")
   file(REMOVE_RECURSE "${build}")
@@ -26,7 +27,7 @@ function(build_against_prefix name)
       -DCMAKE_BUILD_TYPE=Release
       "-DCMAKE_C_COMPILER=${C_COMPILER}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
       "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_INSTALL_PREFIX=${WORK}/vendor"
-      -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF)
+      -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF ${ARGN})
   file(STRINGS "${build}/CMakeCache.txt" found REGEX "^omnirt_DIR:")
   if(NOT found MATCHES "=${prefix}/")
     message(FATAL_ERROR "${name} found omnirt outside the installed prefix: ${found}")
@@ -97,9 +98,26 @@ elseif(STEP STREQUAL "probe_lists_c_plugin")
   if(NOT listed)
     message(FATAL_ERROR "omnirt-probe does not list hostmem:\n${json}")
   endif()
+  # The installed tools reach libomnirt.so through $ORIGIN/../lib; the
+  # directories and files they show are normalized nonetheless.
+  foreach(list search_path backends candidates)
+    string(JSON count LENGTH "${json}" ${list})
+    if(count EQUAL 0)
+      continue()
+    endif()
+    math(EXPR last "${count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON path GET "${json}" ${list} ${i} path)
+      if(path MATCHES "/\\.\\.?(/|$)")
+        message(FATAL_ERROR "omnirt-probe shows an unnormalized path in ${list}: ${path}")
+      endif()
+    endforeach()
+  endforeach()
 
 elseif(STEP STREQUAL "consumer_cmake")
-  build_against_prefix(consumer)
+  # WORK is no system prefix: a path that leaks another package's prefix shows.
+  build_against_prefix(consumer "-DOMNIRT_EXPECTED_PREFIX=${prefix}"
+                       "-DOMNIRT_EXPECTED_VERSION=${VERSION}" "-DOMNIRT_EXPECTED_PLUGIN_DIR=${PLUGIN_DIR}")
   run("${WORK}/build-consumer/omnirt_consumer" "${vendor_plugins}" hostmem)
   if(NOT run_output MATCHES "^ok hostmem ")
     message(FATAL_ERROR "unexpected output: ${run_output}")
@@ -108,6 +126,15 @@ elseif(STEP STREQUAL "consumer_cmake")
 elseif(STEP STREQUAL "consumer_pkgconfig")
   find_program(PKG_CONFIG NAMES pkg-config pkgconf REQUIRED)
   set(ENV{PKG_CONFIG_PATH} "${prefix}/${LIBDIR}/pkgconfig")
+  # Every variable of omnirt.pc points into the prefix it was installed to.
+  foreach(variable prefix libdir includedir plugindir)
+    run("${PKG_CONFIG}" --variable=${variable} omnirt)
+    string(STRIP "${run_output}" value)
+    get_filename_component(value "${value}" ABSOLUTE)
+    if(NOT value MATCHES "^${prefix}(/|$)")
+      message(FATAL_ERROR "omnirt.pc: ${variable}=${value} is not under ${prefix}")
+    endif()
+  endforeach()
   run("${PKG_CONFIG}" --cflags --libs omnirt)
   string(STRIP "${run_output}" flags)
   separate_arguments(flags UNIX_COMMAND "${flags}")

@@ -6,7 +6,9 @@
 // "warn=WORD" makes the first run log WORD as a warning, as a plugin does of
 // a run that went another way than its tier promises. An executable takes
 // one float32 tensor and returns it times two. Format "fakepkg" is one the
-// backend knows of but cannot load here.
+// backend knows of but cannot load here. With FAKE_WITH_ENGINE_PREPARE
+// (wrapfake) its "engine" loads ahead through engine_prepare, taking
+// kEngineLoadMs the first time; option engine=broken makes that load fail.
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -59,6 +61,11 @@ std::string field(const std::string& text, const std::string& key) {
 
 class FakeBackend {
  public:
+  explicit FakeBackend(const omnirt_backend_create_args& args)
+      : engine_broken_(omnirt::plugin::Options(args).get("engine") == "broken") {
+    omnirt::plugin::Options(args).check_keys(FAKE_NAME, {"engine"});
+  }
+
   omnirt::plugin::Availability is_available() { return {true, ""}; }
 
   void capabilities(omnirt_capabilities& caps) {
@@ -70,6 +77,9 @@ class FakeBackend {
     caps.features = OMNIRT_FEATURE_MODULES | OMNIRT_FEATURE_COMPILE | OMNIRT_FEATURE_MEMORY_STATS;
 #ifdef FAKE_WITH_OPS
     caps.features |= OMNIRT_FEATURE_NAMED_OPS;
+#endif
+#ifdef FAKE_WITH_ENGINE_PREPARE
+    caps.features |= OMNIRT_FEATURE_ENGINE_PREPARE;
 #endif
     caps.dtypes = 1u << OMNIRT_DTYPE_F32;
     caps.vendor = "fake";
@@ -181,6 +191,20 @@ class FakeBackend {
 
   void executable_destroy(omnirt_executable* exe) { delete reinterpret_cast<FakeExecutable*>(exe); }
 
+#ifdef FAKE_WITH_ENGINE_PREPARE
+  static constexpr int kEngineLoadMs = 40;
+  std::string engine_prepare(const char* format) {
+    if (std::strcmp(format, "fake") != 0) {
+      fail(OMNIRT_STATUS_NOT_SUPPORTED, std::string("fake: no engine for format '") + format + "'");
+    }
+    if (engine_broken_) fail(OMNIRT_STATUS_UNAVAILABLE, "fake: the engine is broken on purpose");
+    std::call_once(engine_loaded_, [] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(kEngineLoadMs));
+    });
+    return "fake engine 1.0";
+  }
+#endif
+
 #ifdef FAKE_WITH_OPS
   // "rms_norm" shadows the base op (so it is listed as overridden); "twice"
   // exists only here. Both write 2 * input 0, so tests can tell them from
@@ -206,6 +230,8 @@ class FakeBackend {
 #endif
 
  private:
+  const bool engine_broken_;
+  std::once_flag engine_loaded_;
   std::atomic<uint64_t> allocated_{0};
   std::atomic<uint64_t> allocs_{0};
   std::mutex sizes_mutex_;

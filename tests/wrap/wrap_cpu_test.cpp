@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -191,9 +192,9 @@ TEST_F(CpuModels, WrongInputsNameInputExpectedAndActual) {
   };
   // The count is the engine's check, against forward's signature.
   EXPECT_EQ(run_with({good, good}), OMNIRT_STATUS_INVALID_ARGUMENT);
-  EXPECT_THAT(last_message(), HasSubstr("forward(x) takes 1 input tensors, got 2"));
+  EXPECT_THAT(last_message(), HasSubstr("forward(x) takes 1 input, got 2"));
   EXPECT_EQ(run_with({}), OMNIRT_STATUS_INVALID_ARGUMENT);
-  EXPECT_THAT(last_message(), HasSubstr("takes 1 input tensors, got 0"));
+  EXPECT_THAT(last_message(), HasSubstr("takes 1 input, got 0"));
 
   // TorchScript signatures carry no dtype or shape: libtorch finds these
   // during forward, and the engine passes its error on.
@@ -214,6 +215,123 @@ TEST_F(CpuModels, WrongInputsNameInputExpectedAndActual) {
   on_gpu.device = DLDevice{kDLCUDA, 0};
   EXPECT_EQ(run_with({on_gpu}), OMNIRT_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(last_message(), "module 'mlp': input 0: expected device kDLCPU:0, got kDLCUDA:0");
+}
+
+// Bool masks in and out through the host API: the .npy bool input (numpy's
+// b1, OMNIRT_DL_BOOL) and a bool output, equal to libtorch's.
+TEST_F(CpuModels, BoolTensorsGoInAndComeOut) {
+  for (const uint32_t flags : {0u, OMNIRT_WRAP_DISABLE_COMPILE}) {
+    Module m;
+    ASSERT_EQ(wrap_file("mask.pt", "mask", flags, &m), OMNIRT_STATUS_OK) << last_message();
+    auto inputs = inputs_of("mask");
+    ASSERT_EQ(inputs[1].dtype.code, OMNIRT_DL_BOOL);
+    std::vector<DLTensor> views = {inputs[0].view(), inputs[1].view()};
+    Report report = make_report(cpu_);
+    Outputs out;
+    ASSERT_EQ(omnirt_module_run(m.get(), views.data(), 2, nullptr, out.slots, 8, &out.count,
+                                report.get()),
+              OMNIRT_STATUS_OK)
+        << last_message();
+    ASSERT_EQ(out.count, 2u);
+    expect_close(out.slots[0]->dl_tensor, read_npy(model_path("mask.expected0.npy")), "filled");
+    const DLTensor& negated = out.slots[1]->dl_tensor;
+    EXPECT_EQ(negated.dtype.code, OMNIRT_DL_BOOL);
+    EXPECT_EQ(negated.dtype.bits, 8);
+    const HostTensor want = read_npy(model_path("mask.expected1.npy"));
+    ASSERT_EQ(want.bytes.size(), 6u);
+    EXPECT_EQ(0, std::memcmp(negated.data, want.bytes.data(), want.bytes.size()));
+    EXPECT_EQ(report_json(report.get())["outputs"]["tensors"][1]["dtype"], "bool");
+  }
+}
+
+// A dict's entries come out in key order, each named by its key through
+// omnirt_module_output_name and in the run report.
+TEST_F(CpuModels, DictOutputsAreNamedByTheirKeys) {
+  Module m;
+  ASSERT_EQ(wrap_file("heads.pt", "heads", 0, &m), OMNIRT_STATUS_OK) << last_message();
+  auto inputs = inputs_of("heads");
+  DLTensor in = inputs[0].view();
+  Report report = make_report(cpu_);
+  Outputs out;
+  ASSERT_EQ(omnirt_module_run(m.get(), &in, 1, nullptr, out.slots, 8, &out.count, report.get()),
+            OMNIRT_STATUS_OK)
+      << last_message();
+  ASSERT_EQ(out.count, 3u);
+  const char* keys[] = {"aux", "boxes", "logits"};
+  const auto tensors = report_json(report.get())["outputs"]["tensors"];
+  for (size_t i = 0; i < 3; ++i) {
+    const char* name = nullptr;
+    ASSERT_EQ(omnirt_module_output_name(m.get(), out.slots[i], &name), OMNIRT_STATUS_OK)
+        << last_message();
+    EXPECT_STREQ(name, keys[i]);
+    EXPECT_EQ(tensors[i]["name"], keys[i]);
+    expect_close(out.slots[i]->dl_tensor,
+                 read_npy(model_path(std::string("heads.expected.") + keys[i] + ".npy")), keys[i]);
+  }
+}
+
+TEST_F(CpuModels, ScalarArgumentsComeFrom0dInputs) {
+  Module m;
+  ASSERT_EQ(wrap_file("scale.pt", "scale", 0, &m), OMNIRT_STATUS_OK) << last_message();
+  auto inputs = inputs_of("scale");  // x, then 0-d int64, float32 and bool
+  std::vector<DLTensor> views;
+  for (auto& t : inputs) views.push_back(t.view());
+  ASSERT_EQ(views[1].ndim, 0);
+  Outputs out;
+  ASSERT_EQ(omnirt_module_run(m.get(), views.data(), views.size(), nullptr, out.slots, 8,
+                              &out.count, nullptr),
+            OMNIRT_STATUS_OK)
+      << last_message();
+  expect_close(out.slots[0]->dl_tensor, read_npy(model_path("scale.expected.npy")), "scale");
+}
+
+// libtorch warns on every run of this model; the report keeps the warning
+// once, with how many runs raised it, and the host's log does not repeat it.
+TEST_F(CpuModels, WarningsOfEveryRunGoIntoTheReportOnce) {
+  Module m;
+  ASSERT_EQ(wrap_file("warns.pt", "warns", OMNIRT_WRAP_DISABLE_COMPILE, &m), OMNIRT_STATUS_OK)
+      << last_message();
+  auto inputs = inputs_of("warns");
+  DLTensor in = inputs[0].view();
+  Report report = make_report(cpu_);
+  for (int run = 0; run < 4; ++run) {
+    Outputs out;
+    ASSERT_EQ(omnirt_module_run(m.get(), &in, 1, nullptr, out.slots, 8, &out.count, report.get()),
+              OMNIRT_STATUS_OK)
+        << last_message();
+  }
+  const auto notes = report_json(report.get())["notes"];
+  ASSERT_EQ(notes.size(), 1u) << notes.dump();
+  EXPECT_EQ(notes[0]["run"], 0);  // the first run that raised it
+  EXPECT_EQ(notes[0]["backend"], "cpu");
+  EXPECT_THAT(notes[0]["message"].get<std::string>(),
+              HasSubstr("libtorch: An output with one or more elements was resized"));
+  EXPECT_EQ(notes[0]["count"], 4);
+}
+
+// The report's memory figures count the model's memory on the cpu backend:
+// a run's peak above what the model holds, and back down once released.
+TEST_F(CpuModels, TheReportCountsTheModelsMemory) {
+  Module m;
+  Report report = make_report(cpu_);
+  ASSERT_EQ(wrap_file("convbn.pt", "convbn", 0, &m), OMNIRT_STATUS_OK) << last_message();
+  ASSERT_EQ(omnirt_reset_memory_stats(cpu_, 0), OMNIRT_STATUS_OK);
+  const auto held = report_json(report.get())["memory"];
+  EXPECT_EQ(held["module_memory"], "counted");
+  auto inputs = inputs_of("convbn");
+  DLTensor in = inputs[0].view();
+  {
+    Outputs out;
+    ASSERT_EQ(omnirt_module_run(m.get(), &in, 1, nullptr, out.slots, 8, &out.count, report.get()),
+              OMNIRT_STATUS_OK)
+        << last_message();
+    const auto ran = report_json(report.get())["memory"];
+    const uint64_t output_bytes = 1 * 8 * 8 * 8 * sizeof(float);
+    EXPECT_GE(ran["allocated_bytes"].get<uint64_t>(),
+              held["allocated_bytes"].get<uint64_t>() + output_bytes);
+    EXPECT_GT(ran["peak_bytes"].get<uint64_t>(), held["allocated_bytes"].get<uint64_t>());
+  }
+  EXPECT_EQ(report_json(report.get())["memory"]["allocated_bytes"], held["allocated_bytes"]);
 }
 
 TEST_F(CpuModels, ConcurrentRunsMatchLibtorch) {

@@ -254,17 +254,19 @@ TEST_F(FakeWrap, ReportJsonFollowsTheSchema) {
   EXPECT_TRUE(a["elapsed_ms"].is_number());
 
   const auto& stages = doc["stages"];
-  ASSERT_EQ(stages.size(), 4u);
-  EXPECT_EQ(stages[0]["kind"], "wrap");
-  EXPECT_EQ(stages[1]["kind"], "run");
-  EXPECT_EQ(stages[1]["tag"], "block");
+  ASSERT_EQ(stages.size(), 5u);
+  EXPECT_EQ(stages[0]["kind"], "engine");
+  EXPECT_EQ(stages[0]["name"], "engine_load");
+  EXPECT_EQ(stages[1]["kind"], "wrap");
+  EXPECT_EQ(stages[2]["kind"], "run");
+  EXPECT_EQ(stages[2]["tag"], "block");
   // wrapfake has no events: its runs have a wall time to completion only.
-  EXPECT_TRUE(stages[1]["ms"].is_number());
-  EXPECT_TRUE(stages[1]["device_ms"].is_null());
-  EXPECT_FALSE(stages[0].contains("device_ms"));
-  EXPECT_EQ(stages[3]["kind"], "embedder");
-  EXPECT_EQ(stages[3]["name"], "preprocess");
-  EXPECT_DOUBLE_EQ(stages[3]["ms"].get<double>(), 1.25);
+  EXPECT_TRUE(stages[2]["ms"].is_number());
+  EXPECT_TRUE(stages[2]["device_ms"].is_null());
+  EXPECT_FALSE(stages[1].contains("device_ms"));
+  EXPECT_EQ(stages[4]["kind"], "embedder");
+  EXPECT_EQ(stages[4]["name"], "preprocess");
+  EXPECT_DOUBLE_EQ(stages[4]["ms"].get<double>(), 1.25);
   EXPECT_EQ(doc["runs"]["count"], 2);
   EXPECT_EQ(doc["runs"]["failed"], 0);
   EXPECT_GT(doc["runs"]["total_ms"].get<double>(), 0.0);
@@ -398,6 +400,7 @@ TEST_F(FakeWrap, WarningsOfARunBecomeReportNotes) {
   EXPECT_EQ(note["tag"], "other");
   EXPECT_EQ(note["backend"], "wrapfake");
   EXPECT_EQ(note["message"], "ran_without_a_graph");
+  EXPECT_EQ(note["count"], 1);
   EXPECT_TRUE(doc["ok"].get<bool>());  // a note is not an error
 }
 
@@ -450,6 +453,60 @@ TEST_F(FakeWrap, ConcurrentRunsOfOneModule) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_EQ(report_json(report.get())["runs"]["count"], kThreads * kRuns);
+}
+
+// --- the engine's load, a stage of its own ---------------------------------
+
+TEST_F(FakeWrap, TheEnginesLoadIsTimedApartFromTheFirstTierThatNeedsIt) {
+  Report report = make_report(fake_);
+  Module m;
+  ASSERT_EQ(wrap(fake_, "fake: load_ms=1", "first", &m, report.get()), OMNIRT_STATUS_OK);
+  ASSERT_EQ(wrap(fake_, "fake: load_ms=1", "second", &m, report.get()), OMNIRT_STATUS_OK);
+  const auto doc = report_json(report.get());
+  const auto& first = doc["timeline"][0];
+  ASSERT_TRUE(first["engine_load"].is_object()) << first.dump();
+  EXPECT_EQ(first["engine_load"]["engine"], "fake engine 1.0");
+  EXPECT_EQ(first["engine_load"]["ok"], true);
+  EXPECT_GE(first["engine_load"]["ms"].get<double>(), 40.0);
+  // Not charged to the compile tier, but part of the whole wrap.
+  EXPECT_LT(first["attempts"][0]["elapsed_ms"].get<double>(), 40.0);
+  EXPECT_GE(first["wrap_ms"].get<double>(), 40.0);
+  // Once loaded, asking again is immediate.
+  EXPECT_LT(doc["timeline"][1]["engine_load"]["ms"].get<double>(), 40.0);
+}
+
+TEST_F(FakeWrap, NoEngineIsLoadedWhenNoTierNeedsIt) {
+  int calls = 0;
+  ASSERT_EQ(omnirt_register_override(fake_, "kernel", &plus_100, &calls), OMNIRT_STATUS_OK);
+  Report report = make_report(fake_);
+  Module m;
+  // compile disabled, override found: eager (which needs the engine) is never tried.
+  ASSERT_EQ(wrap(fake_, "fake:", "kernel", &m, report.get(), OMNIRT_WRAP_DISABLE_COMPILE),
+            OMNIRT_STATUS_OK);
+  EXPECT_TRUE(report_json(report.get())["timeline"][0]["engine_load"].is_null());
+  // A backend without ENGINE_PREPARE (wrapdev) loads its engine inside module_load.
+  omnirt_backend* dev = host_.backend("wrapdev");
+  Report dev_report = make_report(dev);
+  ASSERT_EQ(wrap(dev, "fake:", "plain", &m, dev_report.get()), OMNIRT_STATUS_OK);
+  EXPECT_TRUE(report_json(dev_report.get())["timeline"][0]["engine_load"].is_null());
+}
+
+class BrokenEngineWrap : public FakeWrap {
+ protected:
+  BrokenEngineWrap() : FakeWrap("backends:\n  wrapfake:\n    options: {engine: broken}\n") {}
+};
+
+TEST_F(BrokenEngineWrap, AFailedEngineLoadIsRecordedAndTheTiersStillRun) {
+  Report report = make_report(fake_);
+  Module m;
+  // The fake's module_load does not need the engine, so the wrap succeeds.
+  ASSERT_EQ(wrap(fake_, "fake:", "block", &m, report.get()), OMNIRT_STATUS_OK);
+  const auto doc = report_json(report.get());
+  const auto& load = doc["timeline"][0]["engine_load"];
+  EXPECT_EQ(load["ok"], false);
+  EXPECT_EQ(load["status"], "UNAVAILABLE");
+  EXPECT_THAT(load["reason"].get<std::string>(), HasSubstr("fake: the engine is broken on purpose"));
+  EXPECT_EQ(doc["stages"][0]["ok"], false);
 }
 
 // --- policy from configuration -------------------------------------------

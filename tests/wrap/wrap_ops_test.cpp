@@ -38,7 +38,7 @@ class Ops : public ::testing::Test {
   Ops()
       : host_({WRAP_FAKE_PLUGIN, WRAP_DEV_PLUGIN, WRAP_CPU_PLUGIN},
               "wrap_module:\n  policies:\n    rms_norm: [override, compile, eager]\n"
-              "    softmax: [override]\n") {}
+              "    softmax: [override]\n    nosuchop: [override]\n") {}
 
   void SetUp() override {
     ASSERT_EQ(host_.status(), OMNIRT_STATUS_OK) << last_message();
@@ -216,6 +216,14 @@ TEST_F(Ops, BaseKernelServesTheOverrideTierOfAHostBackend) {
     EXPECT_EQ(memory["allocated_bytes"], 3 * 4 * sizeof(float));
   }
   EXPECT_EQ(report_json(report.get())["memory"]["allocated_bytes"], 0);
+}
+
+TEST_F(Ops, TheBaseBackendWithoutTheOpSaysJustThat) {
+  Module m;
+  EXPECT_EQ(wrap(cpu_, "nosuchop", &m, nullptr), OMNIRT_STATUS_NOT_FOUND);
+  EXPECT_THAT(last_message(),
+              HasSubstr("override: NOT_FOUND (no embedder override for tag 'nosuchop', and "
+                        "backend 'cpu' has no op 'nosuchop')"));
 }
 
 TEST_F(Ops, BaseIsNotUsedForTheOverrideTierOfADeviceBackend) {

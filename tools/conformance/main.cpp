@@ -11,6 +11,7 @@
 #include "crash_reporter.hpp"
 #include "kit.hpp"
 #include "probe.hpp"
+#include "progress_printer.hpp"
 #include "report.hpp"
 
 namespace {
@@ -106,7 +107,8 @@ int main(int argc, char** argv) {
   listeners.Append(recorder);
   listeners.Append(new kit::CrashReporter);
   const bool json_to_stdout = args.json && args.json_file.empty();
-  if (json_to_stdout) delete listeners.Release(listeners.default_result_printer());
+  delete listeners.Release(listeners.default_result_printer());
+  if (!json_to_stdout) listeners.Append(new kit::ProgressPrinter(stdout));
 
   const int gtest_status = RUN_ALL_TESTS();
   kit::print_summary(json_to_stdout ? stderr : stdout, *recorder);

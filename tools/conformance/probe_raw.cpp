@@ -158,6 +158,22 @@ int probe_raw(const std::string& plugin, const std::string& config) {
   omnirt_backend_state* state = nullptr;
   const omnirt_status created = guarded("create", [&] { return v->create(&args, &state); });
   emit("create_status", std::to_string(created));
+  // ABI 1.1 slots whose feature the kit can check only by their presence.
+  const bool has_1_1 = OMNIRT_VERSION_MINOR(v->abi_version) >= 1 &&
+                       v->struct_size >= offsetof(omnirt_backend_vtable, output_name) + sizeof(void*);
+  emit("output_name_slot", has_1_1 && v->output_name != nullptr ? "1" : "0");
+  const bool has_prepare = has_1_1 && v->struct_size >= offsetof(omnirt_backend_vtable, engine_prepare) +
+                                                            sizeof(void*) &&
+                           v->engine_prepare != nullptr;
+  emit("engine_prepare_slot", has_prepare ? "1" : "0");
+  if (created == OMNIRT_STATUS_OK && has_prepare) {
+    // A format no engine loads must be refused without loading anything.
+    char description[64] = "";
+    emit("engine_prepare_unknown_format", std::to_string(guarded("engine_prepare", [&] {
+           return v->engine_prepare(state, "omnirt-conformance-no-such-format", description,
+                                    sizeof description);
+         })));
+  }
   if (created == OMNIRT_STATUS_OK) {
     probe_availability(*v, state);
     probe_structs(*v, state);

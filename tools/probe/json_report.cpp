@@ -56,6 +56,7 @@ Json candidate_json(const Candidate& c) {
               {"source", source_name(c.source)},
               {"stage", omnirt_load_stage_name(c.stage)},
               {"loaded", c.loaded},
+              {"skipped", c.skipped},
               {"status", omnirt_status_name(c.status)},
               {"reason", c.reason},
               {"backend_name", c.backend_name},

@@ -11,6 +11,7 @@
 
 #include "omnirt/host.h"
 #include "probe_report.h"
+#include "terminal.h"
 
 namespace {
 
@@ -90,12 +91,13 @@ int main(int argc, char** argv) {
   }
 
   const auto create_ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
-  const omnirt_probe::ProbeReport report = omnirt_probe::collect(host.get(), create_ns);
+  omnirt_probe::ProbeReport report = omnirt_probe::collect(host.get(), create_ns);
+  omnirt_probe::name_own_flags(report, options.no_env, options.no_installed);
   if (options.json) {
     // The host hands out UTF-8 only; replacing what is not is defence in depth.
     std::cout << omnirt_probe::to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
-    omnirt_probe::print_text(report, options.verbose, std::cout);
+    omnirt_probe::print_text(report, options.verbose, omnirt_probe::output_columns(), std::cout);
   }
   return report.available_count() > 0 ? kExitAvailable : kExitNoneAvailable;
 }

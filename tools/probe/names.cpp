@@ -62,7 +62,7 @@ std::vector<std::string> feature_names(uint64_t features) {
                                        "stream_wait_event", "mem_info", "memory_stats",
                                        "graph_capture", "modules",      "compile",
                                        "named_ops",   "peer_copy",      "default_stream",
-                                       "output_names", "collectives"};
+                                       "output_names", "collectives",   "engine_prepare"};
   return bit_names(features, kNames, static_cast<int>(sizeof kNames / sizeof kNames[0]), "bit");
 }
 

@@ -109,9 +109,9 @@ ProbeReport collect(omnirt_host* host, uint64_t host_create_ns) {
     omnirt_candidate c{};
     c.struct_size = sizeof c;
     if (omnirt_host_get_candidate(host, i, &c) != OMNIRT_STATUS_OK) continue;
-    report.candidates.push_back({c.path, c.real_path, c.source, c.stage, c.loaded != 0, c.status, c.reason,
-                                 c.backend_name, c.plugin_abi_version, c.load_time_ns, c.vet_outcome,
-                                 c.vet_cached != 0, c.vet_time_ns});
+    report.candidates.push_back({c.path, c.real_path, c.source, c.stage, c.loaded != 0, c.status,
+                                 c.skipped != 0, c.reason, c.backend_name, c.plugin_abi_version,
+                                 c.load_time_ns, c.vet_outcome, c.vet_cached != 0, c.vet_time_ns});
   }
   for (size_t i = 0; i < omnirt_host_backend_count(host); ++i) {
     omnirt_backend* handle = nullptr;
@@ -140,6 +140,17 @@ ProbeReport collect(omnirt_host* host, uint64_t host_create_ns) {
     report.backends.push_back(std::move(backend));
   }
   return report;
+}
+
+void name_own_flags(ProbeReport& report, bool no_env, bool no_installed) {
+  for (SearchDir& dir : report.search_path) {
+    if (dir.searched) continue;
+    if (no_env && dir.source == OMNIRT_SOURCE_ENVIRONMENT) {
+      dir.note = "OMNIRT_PLUGIN_PATH ignored (--no-env)";
+    } else if (no_installed && dir.source == OMNIRT_SOURCE_INSTALLED) {
+      dir.note = "not searched (--no-installed)";
+    }
+  }
 }
 
 }  // namespace omnirt_probe

@@ -60,6 +60,7 @@ struct Candidate {
   int32_t stage = 0;
   bool loaded = false;
   omnirt_status status = OMNIRT_STATUS_OK;
+  bool skipped = false;  ///< left unloaded by choice, not rejected
   std::string reason;
   std::string backend_name;
   uint32_t abi_version = 0;
@@ -90,8 +91,14 @@ struct ProbeReport {
 /// Asks `host` everything the probe shows.
 ProbeReport collect(omnirt_host* host, uint64_t host_create_ns);
 
-/// The tables; `verbose` adds the search path and every candidate's load time.
-void print_text(const ProbeReport& report, bool verbose, std::ostream& out);
+/// Rewords the search-path notes that the probe's own --no-env and
+/// --no-installed caused: the host words them for embedders, in API flags.
+void name_own_flags(ProbeReport& report, bool no_env, bool no_installed);
+
+/// The tables, fitted to `width` characters a line (0: no limit); `verbose`
+/// adds the search path and every candidate's load time, and prints every
+/// text in full whatever the width.
+void print_text(const ProbeReport& report, bool verbose, size_t width, std::ostream& out);
 
 /// The JSON document (schema_version 1): everything print_text can show.
 nlohmann::ordered_json to_json(const ProbeReport& report);

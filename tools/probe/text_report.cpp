@@ -1,6 +1,7 @@
 // The readable form of a probe report: summary line, backends, their devices
-// and capabilities, rejected files; with --verbose, the search path and
-// every candidate's load time.
+// and capabilities, rejected and skipped files; with --verbose, the search
+// path and every candidate's load time. Tables fit the given width by
+// wrapping reasons and shortening paths.
 #include <cstdio>
 #include <string>
 
@@ -24,43 +25,52 @@ std::string milliseconds(uint64_t ns) {
   return text;
 }
 
-void print_summary(const ProbeReport& report, std::ostream& out) {
-  size_t rejected = 0;
-  for (const Candidate& candidate : report.candidates) rejected += candidate.loaded ? 0 : 1;
-  out << "OmniRT " << report.library_version << " (ABI " << version_string(report.abi_version) << "): "
-      << report.available_count() << " of " << report.backends.size() << " backend(s) available, " << rejected
-      << " file(s) rejected; host created in " << milliseconds(report.host_create_ns) << "\n";
+bool rejected(const Candidate& c) { return !c.loaded && !c.skipped; }
+
+void print_summary(const ProbeReport& report, size_t width, std::ostream& out) {
+  size_t rejected_files = 0, skipped_files = 0;
+  for (const Candidate& c : report.candidates) {
+    rejected_files += rejected(c) ? 1 : 0;
+    skipped_files += c.skipped ? 1 : 0;
+  }
+  const std::string summary =
+      "OmniRT " + report.library_version + " (ABI " + version_string(report.abi_version) + "): " +
+      std::to_string(report.available_count()) + " of " + std::to_string(report.backends.size()) +
+      " backend(s) available, " + std::to_string(rejected_files) + " file(s) rejected, " +
+      std::to_string(skipped_files) + " skipped; host created in " +
+      milliseconds(report.host_create_ns);
+  for (const std::string& line : wrap(summary, width)) out << line << "\n";
 }
 
-void print_backends(const ProbeReport& report, std::ostream& out) {
+void print_backends(const ProbeReport& report, size_t width, std::ostream& out) {
   out << "\nBackends (in selection order):\n";
   if (report.backends.empty()) {
     out << "  (none loaded)\n";
     return;
   }
-  Table table({"NAME", "PLUGIN", "ABI", "PRIORITY", "STATE", "PATH"});
+  Table table({"NAME", "PLUGIN", "ABI", "PRIORITY", {"STATE", Fit::kWrap}, {"PATH", Fit::kWrap}});
   for (const Backend& b : report.backends) {
     table.add_row({b.name, b.plugin_version, version_string(b.abi_version), std::to_string(b.priority),
                    b.available ? "available" : "unavailable: " + b.unavailable_reason, b.path});
   }
-  table.print(out);
+  table.print(out, width);
 }
 
-void print_details(const Backend& b, std::ostream& out) {
+void print_details(const Backend& b, size_t width, std::ostream& out) {
   out << "\n" << b.name << ": vendor " << (b.vendor.empty() ? "?" : b.vendor) << ", "
       << device_type_name(b.dl_device_type) << " memory, " << b.device_count << " device(s)\n";
   if (!b.devices.empty()) {
-    Table devices({"DEVICE", "NAME", "ARCH", "UNITS", "MEMORY (FREE / TOTAL)"});
+    Table devices({"DEVICE", {"NAME", Fit::kWrap}, "ARCH", "UNITS", "MEMORY (FREE / TOTAL)"});
     for (const Device& d : b.devices) {
       const std::string free_text = d.free_bytes ? bytes_string(*d.free_bytes) : "?";
       devices.add_row({std::to_string(d.index), d.name, d.arch, std::to_string(d.compute_units),
                        free_text + " / " + bytes_string(d.total_bytes)});
     }
-    devices.print(out);
+    devices.print(out, width);
   }
   std::vector<std::string> op_sets;
   for (const auto& [name, version] : b.op_sets) op_sets.push_back(name + " v" + std::to_string(version));
-  Table capabilities({"CAPABILITY", "VALUES"});
+  Table capabilities({"CAPABILITY", {"VALUES", Fit::kWrap}});
   capabilities.add_row({"features", join(feature_names(b.features))});
   capabilities.add_row({"dtypes", join(dtype_names(b.dtypes))});
   capabilities.add_row({"module formats", join(b.module_formats)});
@@ -72,14 +82,14 @@ void print_details(const Backend& b, std::ostream& out) {
     capabilities.add_row({"collectives", b.collectives_library ? *b.collectives_library : "(none: " + b.collectives_reason + ")"});
   }
   for (const std::string& error : b.errors) capabilities.add_row({"error", error});
-  capabilities.print(out);
+  capabilities.print(out, width);
 }
 
-void print_rejected(const ProbeReport& report, std::ostream& out) {
-  Table table({"PATH", "REACHED", "STATUS", "REASON"});
+void print_rejected(const ProbeReport& report, size_t width, std::ostream& out) {
+  Table table({{"PATH", Fit::kWrap}, "REACHED", "STATUS", {"REASON", Fit::kWrap}});
   size_t rows = 0;
   for (const Candidate& c : report.candidates) {
-    if (c.loaded) continue;
+    if (!rejected(c)) continue;
     table.add_row({c.path, omnirt_load_stage_name(c.stage), omnirt_status_name(c.status), c.reason});
     ++rows;
   }
@@ -88,7 +98,22 @@ void print_rejected(const ProbeReport& report, std::ostream& out) {
     out << "  (none)\n";
     return;
   }
-  table.print(out);
+  table.print(out, width);
+}
+
+// Files left alone by choice (a second copy, the allow/deny lists, a backend
+// already loaded): listed apart from the broken ones, shown only when there are some.
+void print_skipped(const ProbeReport& report, size_t width, std::ostream& out) {
+  Table table({{"PATH", Fit::kWrap}, {"WHY", Fit::kWrap}});
+  size_t rows = 0;
+  for (const Candidate& c : report.candidates) {
+    if (!c.skipped) continue;
+    table.add_row({c.path, c.reason});
+    ++rows;
+  }
+  if (rows == 0) return;
+  out << "\nSkipped files:\n";
+  table.print(out, width);
 }
 
 void print_search_path(const ProbeReport& report, std::ostream& out) {
@@ -123,12 +148,14 @@ void print_candidates(const ProbeReport& report, std::ostream& out) {
 
 }  // namespace
 
-void print_text(const ProbeReport& report, bool verbose, std::ostream& out) {
-  print_summary(report, out);
+void print_text(const ProbeReport& report, bool verbose, size_t width, std::ostream& out) {
+  if (verbose) width = 0;  // every text in full
+  print_summary(report, width, out);
   if (verbose) print_search_path(report, out);
-  print_backends(report, out);
-  for (const Backend& backend : report.backends) print_details(backend, out);
-  print_rejected(report, out);
+  print_backends(report, width, out);
+  for (const Backend& backend : report.backends) print_details(backend, width, out);
+  print_rejected(report, width, out);
+  print_skipped(report, width, out);
   if (verbose) print_candidates(report, out);
 }
 

@@ -27,8 +27,8 @@ class DeviceInputs {
   std::vector<DLTensor> tensors_;
 };
 
-/// Copies a (compact) output to host memory, through the backend when it
-/// lives in device memory.
+/// Copies an output to host memory in row-major order, through the backend
+/// when it lives in device memory; a strided output becomes a compact copy.
 HostTensor to_host(omnirt_backend* backend, const DLTensor& output);
 
 /// Throws std::runtime_error with omnirt_last_error()'s message unless OK.

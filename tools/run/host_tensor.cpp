@@ -11,7 +11,7 @@ const Named kDtypes[] = {
     {"f32", {kDLFloat, 32, 1}},   {"f64", {kDLFloat, 64, 1}}, {"f16", {kDLFloat, 16, 1}},
     {"bf16", {kDLBfloat, 16, 1}}, {"i8", {kDLInt, 8, 1}},     {"i16", {kDLInt, 16, 1}},
     {"i32", {kDLInt, 32, 1}},     {"i64", {kDLInt, 64, 1}},   {"u8", {kDLUInt, 8, 1}},
-    {"bool", {kDLUInt, 1, 1}},
+    {"bool", {OMNIRT_DL_BOOL, 8, 1}},
 };
 
 }  // namespace
@@ -30,6 +30,14 @@ DLTensor HostTensor::view() {
   t.dtype = dtype;
   t.shape = shape.data();
   return t;
+}
+
+std::optional<uint64_t> compact_bytes(const std::vector<int64_t>& shape, DLDataType dtype) {
+  uint64_t bytes = (dtype.bits * uint64_t{dtype.lanes} + 7) / 8;
+  for (const int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes)) return std::nullopt;
+  }
+  return bytes;
 }
 
 bool parse_dtype(const std::string& text, DLDataType* dtype) {

@@ -2,9 +2,10 @@
 // outputs it copies back), viewable as a DLTensor.
 #pragma once
 
-#include <dlpack/dlpack.h>
+#include "omnirt/types.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,5 +23,9 @@ struct HostTensor {
 
 /// "f32", "f64", "i32", "i64", "u8", "bool", "f16", "bf16" -> dtype; false if unknown.
 bool parse_dtype(const std::string& text, DLDataType* dtype);
+
+/// Bytes of a compact tensor of `shape` and `dtype`; nothing when that does
+/// not fit in 64 bits.
+std::optional<uint64_t> compact_bytes(const std::vector<int64_t>& shape, DLDataType dtype);
 
 }  // namespace omnirt::run

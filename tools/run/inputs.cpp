@@ -1,5 +1,8 @@
 #include "inputs.h"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -29,6 +32,16 @@ uint16_t to_f16(float f) {
   return static_cast<uint16_t>(sign | (static_cast<uint32_t>(exponent) << 10) | (mantissa >> 13));
 }
 
+std::string gib(uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1ull << 30));
+  return text;
+}
+
+uint64_t machine_memory_bytes() {
+  return static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGE_SIZE));
+}
+
 }  // namespace
 
 HostTensor parse_input_spec(const std::string& spec) {
@@ -54,7 +67,17 @@ HostTensor parse_input_spec(const std::string& spec) {
       start = end + 1;
     }
   }
-  tensor.bytes.resize(static_cast<size_t>(tensor.numel()) * ((tensor.dtype.bits + 7) / 8));
+  // omnirt-run makes each input in host memory first: say so before asking for it.
+  const std::optional<uint64_t> bytes = compact_bytes(tensor.shape, tensor.dtype);
+  if (!bytes) {
+    throw std::invalid_argument("input '" + spec + "': its size in bytes does not fit in 64 bits");
+  }
+  if (*bytes > machine_memory_bytes()) {
+    throw std::invalid_argument("input '" + spec + "' needs " + std::to_string(*bytes) + " bytes (" +
+                                gib(*bytes) + "), more than this machine's memory (" +
+                                gib(machine_memory_bytes()) + ")");
+  }
+  tensor.bytes.resize(static_cast<size_t>(*bytes));
   return tensor;
 }
 
@@ -69,7 +92,7 @@ void fill_random(HostTensor& tensor, uint64_t seed) {
     return fill<uint16_t>(tensor, gen, [&](auto& g) { return to_f16(real(g)); });
   if (t.code == kDLBfloat)
     return fill<uint16_t>(tensor, gen, [&](auto& g) { return to_bf16(real(g)); });
-  if (t.code == kDLUInt && t.bits == 1)
+  if (t.code == OMNIRT_DL_BOOL)
     return fill<uint8_t>(tensor, gen, std::uniform_int_distribution<int>(0, 1));
   if (t.code == kDLUInt) return fill<uint8_t>(tensor, gen, small);
   if (t.bits == 8) return fill<int8_t>(tensor, gen, small);

@@ -20,6 +20,7 @@
 #include "module_format.h"
 #include "npy.h"
 #include "omnirt/host.h"
+#include "output_files.h"
 #include "progress.h"
 #include "run_times.h"
 #include "summary.h"
@@ -43,12 +44,19 @@ constexpr const char* kExitCodes =
     "2 bad command line or input spec; 3 no host or no usable backend; "
     "4 reading an input file or writing outputs failed.";
 
+// One input as the command line gave it: a random SHAPE:DTYPE or a .npy file.
+struct InputArg {
+  bool from_file = false;
+  std::string text;
+};
+
 struct Options {
   std::string model;
   std::string format = "auto";
   std::string backend = "auto";
   std::vector<std::string> inputs;
   std::vector<std::string> input_files;
+  std::vector<InputArg> ordered_inputs;  // both of the above, in command-line order
   uint64_t seed = 0;
   size_t iters = 10;
   size_t warmup = 3;
@@ -73,6 +81,8 @@ auto or_exit(Exit code, F&& f) -> decltype(f()) {
     return f();
   } catch (const Failure&) {
     throw;
+  } catch (const std::bad_alloc&) {
+    throw;  // main says what ran out
   } catch (const std::exception& e) {
     throw Failure(code, e.what());
   }
@@ -107,15 +117,31 @@ class Outputs {
 
 std::vector<HostTensor> make_inputs(const Options& o) {
   std::vector<HostTensor> inputs;
-  for (size_t i = 0; i < o.inputs.size(); ++i) {
-    HostTensor t = or_exit(kUsage, [&] { return parse_input_spec(o.inputs[i]); });
+  for (size_t i = 0; i < o.ordered_inputs.size(); ++i) {
+    const InputArg& arg = o.ordered_inputs[i];
+    if (arg.from_file) {
+      inputs.push_back(or_exit(kIoError, [&] { return read_npy(arg.text); }));
+      continue;
+    }
+    HostTensor t = or_exit(kUsage, [&] { return parse_input_spec(arg.text); });
     fill_random(t, o.seed + i);  // a different stream per input
     inputs.push_back(std::move(t));
   }
-  for (const std::string& path : o.input_files) {
-    inputs.push_back(or_exit(kIoError, [&] { return read_npy(path); }));
-  }
   return inputs;
+}
+
+// --input and --input-file values in the order they were given.
+std::vector<InputArg> in_command_line_order(const CLI::App& app, const CLI::Option* spec_option,
+                                            const CLI::Option* file_option, const Options& o) {
+  std::vector<InputArg> ordered;
+  size_t spec = 0, file = 0;
+  for (const CLI::Option* option : app.parse_order()) {
+    if (option == spec_option && spec < o.inputs.size()) ordered.push_back({false, o.inputs[spec++]});
+    if (option == file_option && file < o.input_files.size()) {
+      ordered.push_back({true, o.input_files[file++]});
+    }
+  }
+  return ordered;
 }
 
 std::string report_json(omnirt_report* report) {
@@ -145,15 +171,23 @@ void print(const Options& o, omnirt_report* report, size_t timed) {
         {"latency_ms", latency}, {"device_ms", device}, {"report", doc}};
     std::cout << out.dump(2) << std::endl;
   } else {
-    print_summary(std::cout, doc, times);
+    print_summary(std::cout, doc, times, SummaryContext{o.no_compile});
   }
 }
 
-void save_outputs(const Options& o, omnirt_backend* backend, const Outputs& outputs) {
+void save_outputs(const Options& o, omnirt_backend* backend, const omnirt_module* module,
+                  const Outputs& outputs) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < outputs.count; ++i) {
+    const char* name = "";
+    check(omnirt_module_output_name(module, outputs.slots[i], &name), "name an output");
+    names.emplace_back(name);
+  }
+  const std::vector<std::string> files = output_file_names(names);
   or_exit(kIoError, [&] {
     fs::create_directories(o.save_dir);
     for (size_t i = 0; i < outputs.count; ++i) {
-      const fs::path path = fs::path(o.save_dir) / ("output_" + std::to_string(i) + ".npy");
+      const fs::path path = fs::path(o.save_dir) / files[i];
       write_npy(path.string(), to_host(backend, outputs.slots[i]->dl_tensor));
       if (!o.json) std::cout << "saved    " << path.string() << "\n";
     }
@@ -230,7 +264,7 @@ int run(const Options& o) {
     progress.update(i + 1, ms);
   }
   progress.finish();
-  if (!o.save_dir.empty()) save_outputs(o, backend, outputs);
+  if (!o.save_dir.empty()) save_outputs(o, backend, module.get(), outputs);
   print(o, report.get(), timed);
   return kOk;
 }
@@ -255,18 +289,23 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   // Repeatable options take one value each, so they never swallow MODEL.
-  app.add_option("--input", o.inputs, "Random input SHAPE:DTYPE, e.g. 1x3x224x224:f32 (repeatable)")
-      ->allow_extra_args(false);
-  app.add_option("--input-file", o.input_files,
-                 "Input from a .npy file (repeatable; after --input ones)")
-      ->check(CLI::ExistingFile)
-      ->allow_extra_args(false);
+  // Inputs are passed in the order --input and --input-file appear.
+  const CLI::Option* spec_option =
+      app.add_option("--input", o.inputs,
+                     "Random input SHAPE:DTYPE, e.g. 1x3x224x224:f32 (repeatable)")
+          ->allow_extra_args(false);
+  const CLI::Option* file_option =
+      app.add_option("--input-file", o.input_files,
+                     "Input from a .npy file (repeatable; inputs keep the command line's order)")
+          ->check(CLI::ExistingFile)
+          ->allow_extra_args(false);
   app.add_option("--seed", o.seed, "Seed of the random inputs")->capture_default_str();
   app.add_option("--iters", o.iters, "Timed iterations")->capture_default_str();
   app.add_option("--warmup", o.warmup, "Untimed iterations first")->capture_default_str();
   app.add_option("--device", o.device, "Device index on the backend")->capture_default_str();
   app.add_option("--save-outputs", o.save_dir,
-                 "Write the last run's outputs as DIR/output_<i>.npy");
+                 "Write the last run's outputs as DIR/output_<key>.npy (a dict output's key) "
+                 "or DIR/output_<i>.npy");
   app.add_flag("--json", o.json, "Print latency and the full run report as one JSON document");
   app.add_flag("--no-compile", o.no_compile, "Skip the compile tier (eager or override only)");
   app.add_option("--tag", o.tag, "Module tag for policy and overrides (default: the file's stem)");
@@ -279,7 +318,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kOk : kUsage;
   }
-  if (o.inputs.empty() && o.input_files.empty()) {
+  o.ordered_inputs = in_command_line_order(app, spec_option, file_option, o);
+  if (o.ordered_inputs.empty()) {
     std::cerr << "omnirt-run: give at least one --input or --input-file\n";
     return kUsage;
   }
@@ -288,6 +328,10 @@ int main(int argc, char** argv) {
   } catch (const Failure& f) {
     std::cerr << "omnirt-run: " << f.what() << "\n";
     return f.code;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "omnirt-run: out of host memory (inputs, outputs and the report live in host "
+                 "memory; try smaller inputs)\n";
+    return kModelFailed;
   } catch (const std::exception& e) {
     std::cerr << "omnirt-run: " << e.what() << "\n";
     return kModelFailed;

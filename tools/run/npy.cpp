@@ -21,7 +21,7 @@ struct Descr {
 const Descr kDescrs[] = {
     {"<f4", {kDLFloat, 32, 1}}, {"<f8", {kDLFloat, 64, 1}}, {"<f2", {kDLFloat, 16, 1}},
     {"<i4", {kDLInt, 32, 1}},   {"<i8", {kDLInt, 64, 1}},   {"<i2", {kDLInt, 16, 1}},
-    {"|i1", {kDLInt, 8, 1}},    {"|u1", {kDLUInt, 8, 1}},   {"|b1", {kDLUInt, 1, 1}},
+    {"|i1", {kDLInt, 8, 1}},    {"|u1", {kDLUInt, 8, 1}},   {"|b1", {OMNIRT_DL_BOOL, 8, 1}},
 };
 
 [[noreturn]] void bad(const std::string& path, const std::string& why) {

@@ -34,7 +34,9 @@ FEATURES = [
     ("named_ops", "Named ops on DLPack tensors"),
     ("peer_copy", "Device-to-device copies across devices"),
     ("default_stream", "ABI 1.1: `stream_get_default`, the handle of the stream NULL stands for"),
+    ("output_names", "ABI 1.1: a dict output's key per output (`output_name`)"),
     ("collectives", "ABI 1.1: communicators and collectives (gloo, NCCL, HCCL, CNCL)"),
+    ("engine_prepare", "ABI 1.1: loads a format's engine ahead of `module_load` (`engine_prepare`)"),
 ]
 
 # How far each backend has been verified. Backends not listed have not been
@@ -86,6 +88,10 @@ def render(report, plugins):
         "`NOT_SUPPORTED`; each backend's README says why. The ascend and cambricon columns",
         "come from their simulated vendor runtimes (`tests/vendors/sim`), which export every",
         "entry point those backends bind.",
+        "",
+        "A `bool` tensor crosses as DLPack `{6 (kDLBool), 8, 1}` (`OMNIRT_DL_BOOL`): one byte per",
+        "element, 0 or 1, as PyTorch 2.x, NumPy and JAX exchange it; as an input, `{kDLUInt, 1, 1}`",
+        "with one byte per element is taken too.",
         "",
         row(["Feature", "Meaning"] + names),
         row(["---"] * (len(names) + 2)),

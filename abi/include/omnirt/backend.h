@@ -442,9 +442,11 @@ typedef struct omnirt_backend_vtable {
   /**
    * OPTIONAL (1.1). The name of `output`, one of the tensors executable_run of
    * `executable` returned: the key of a dict entry when the module returns a
-   * dict (flattened in key order), else "". *name is text of at most
-   * OMNIRT_TEXT_MAX_IDENTIFIER bytes owned by the output: valid until the
-   * output's deleter runs.
+   * dict, else "". A dict's entries are flattened in ascending byte order of
+   * their keys, whatever order the module built it in, so that an output's
+   * position is stable; keys of nested dicts are joined with '.'. *name is
+   * text of at most OMNIRT_TEXT_MAX_IDENTIFIER bytes owned by the output:
+   * valid until the output's deleter runs.
    * INVALID_ARGUMENT when `output` did not come from this executable.
    */
   omnirt_status (*output_name)(omnirt_backend_state* state, omnirt_executable* executable,
@@ -532,6 +534,21 @@ typedef struct omnirt_backend_vtable {
    * return the same failure): destroy it and make a new one. Never waits.
    */
   omnirt_status (*comm_get_async_error)(omnirt_backend_state* state, omnirt_comm* comm);
+
+  /* --- OPTIONAL engine preparation (ENGINE_PREPARE) --------------------- */
+
+  /**
+   * OPTIONAL (1.1). Loads the engine that module_load would load on first
+   * use for modules of `format` (loading libtorch takes most of a second),
+   * so that the host times it as a stage of its own instead of inside the
+   * first tier it tries. Idempotent: once the engine is loaded, returns at
+   * once. Writes what is loaded ("libtorch 1.13.0"), NUL-terminated UTF-8,
+   * into `description` (capacity bytes, truncated). NOT_SUPPORTED for a
+   * format the backend does not load; UNAVAILABLE with the reason when the
+   * engine cannot be loaded here (module_load would then fail alike).
+   */
+  omnirt_status (*engine_prepare)(omnirt_backend_state* state, const char* format,
+                                  char* description, size_t capacity);
 } omnirt_backend_vtable;
 
 /**

@@ -241,6 +241,14 @@ typedef struct omnirt_candidate {
   int32_t vet_cached;
   /** ABI 1.1. Nanoseconds the vetting child took (the cached figure when vet_cached). */
   uint64_t vet_time_ns;
+  /**
+   * ABI 1.1. 1 when the file was left unloaded by choice, not for a fault:
+   * the same file was found earlier on the search path, the configuration's
+   * allow or deny list refused its name, or an earlier file already provides
+   * its backend. `reason` says which; `loaded` is 0. 0 for every other
+   * candidate, loaded or rejected.
+   */
+  int32_t skipped;
 } omnirt_candidate;
 
 /** Number of candidate files the host looked at (loaded or rejected). */
@@ -541,9 +549,10 @@ OMNIRT_EXPORT omnirt_status omnirt_wrap_module(omnirt_backend* backend,
 OMNIRT_EXPORT void omnirt_module_destroy(omnirt_module* module);
 /**
  * ABI 1.1. The name of `output`, a tensor omnirt_module_run of `module`
- * returned: a dict output's key, or "" for a positional output and for every
- * output of a backend without OMNIRT_FEATURE_OUTPUT_NAMES. *name is owned by
- * the output and valid until its deleter runs.
+ * returned: a dict output's key (entries come in ascending key order; see
+ * omnirt_backend_vtable::output_name), or "" for a positional output and for
+ * every output of a backend without OMNIRT_FEATURE_OUTPUT_NAMES. *name is
+ * owned by the output and valid until its deleter runs.
  */
 OMNIRT_EXPORT omnirt_status omnirt_module_output_name(const omnirt_module* module,
                                                       const DLManagedTensor* output,

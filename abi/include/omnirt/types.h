@@ -61,9 +61,20 @@ enum omnirt_dtype {
   OMNIRT_DTYPE_I32 = 6,
   OMNIRT_DTYPE_I64 = 7,
   OMNIRT_DTYPE_U8 = 8,
+  /** DLPack {OMNIRT_DL_BOOL, 8, 1}: one byte per element, 0 or 1 (see OMNIRT_DL_BOOL). */
   OMNIRT_DTYPE_BOOL = 9,
   OMNIRT_DTYPE_COUNT_1_0 = 10 /**< number of dtypes known to ABI 1.0 */
 };
+
+/**
+ * ABI 1.1. DLPack type code of bool tensors: kDLBool of DLPack >= 0.8, which
+ * DLPack 0.6 (the oldest dlpack.h OmniRT builds with) does not name. A bool
+ * tensor is {OMNIRT_DL_BOOL, 8, 1}: one byte per element, 0 or 1, as
+ * PyTorch 2.x, NumPy and JAX exchange bool through DLPack. Backends produce
+ * bool outputs in this form; as inputs they also take {kDLUInt, 1, 1} with
+ * one byte per element, the older convention (TVM, OmniRT before 1.1).
+ */
+#define OMNIRT_DL_BOOL 6
 
 /** Severity for omnirt_host_services::log and the host's logger. */
 enum omnirt_log_level {
@@ -99,10 +110,11 @@ enum omnirt_log_level {
 #define OMNIRT_FEATURE_DEFAULT_STREAM (1ull << 14) /**< 1.1: stream_get_default */
 #define OMNIRT_FEATURE_OUTPUT_NAMES (1ull << 15)   /**< 1.1: output_name (dict outputs' keys) */
 #define OMNIRT_FEATURE_COLLECTIVES (1ull << 16)    /**< 1.1: communicators and collectives */
+#define OMNIRT_FEATURE_ENGINE_PREPARE (1ull << 17) /**< 1.1: engine_prepare */
 /** Every feature bit ABI 1.0 defines. */
 #define OMNIRT_FEATURES_1_0 ((1ull << 14) - 1)
 /** Every feature bit ABI 1.1 defines. */
-#define OMNIRT_FEATURES_1_1 ((1ull << 17) - 1)
+#define OMNIRT_FEATURES_1_1 ((1ull << 18) - 1)
 
 /** Tier of the wrap_module fallback chain a module is prepared for. */
 enum omnirt_tier {
@@ -215,6 +227,18 @@ typedef struct omnirt_device_info {
 #define OMNIRT_STAT_RESERVED_BYTES (1u << 2)
 #define OMNIRT_STAT_ALLOC_COUNT (1u << 3)
 #define OMNIRT_STAT_FREE_COUNT (1u << 4)
+/**
+ * ABI 1.1. Not a field: the figures include the memory the backend's module
+ * engine allocates for its modules (weights, intermediates, outputs). When
+ * clear on a backend with OMNIRT_FEATURE_MODULES, that memory is left out and
+ * unknown, so the figures describe only what was allocated through the
+ * memory slots. The host clears it for plugins of ABI 1.0.
+ */
+#define OMNIRT_STAT_MODULE_MEMORY (1u << 5)
+/** Every omnirt_memory_stats::known bit ABI 1.0 defines. */
+#define OMNIRT_STATS_1_0 ((1u << 5) - 1)
+/** Every omnirt_memory_stats::known bit ABI 1.1 defines. */
+#define OMNIRT_STATS_1_1 ((1u << 6) - 1)
 
 /**
  * Memory statistics of one device, in bytes and counts since creation or the

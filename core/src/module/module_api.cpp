@@ -70,10 +70,15 @@ omnirt_status run_and_report(omnirt_module* module, const DLTensor* inputs, size
   const bool ok = status == OMNIRT_STATUS_OK;
   if (!ok) time = {static_cast<double>(call.elapsed_ns()) / 1e6, std::nullopt};
   for (const omnirt::PluginNote& n : notes.notes()) {
-    report->add_note(module->timeline.tag, n.backend, n.message);
+    report->add_note(module->timeline.tag, n.backend, n.message, omnirt::report::During::kRun);
   }
-  report->add_run(module->timeline.tag, time, status, ok ? outputs : nullptr,
-                  ok ? *num_outputs : 0);
+  std::vector<std::string> names;
+  for (size_t i = 0; ok && i < *num_outputs; ++i) {
+    const char* name = "";
+    // A backend that cannot name an output leaves it unnamed in the report.
+    names.emplace_back(module->runner->output_name(outputs[i], &name) == OMNIRT_STATUS_OK ? name : "");
+  }
+  report->add_run(module->timeline.tag, time, status, ok ? outputs : nullptr, names);
   if (!ok) report->add_error(status, omnirt_last_error()->message);
   return status;
 }

@@ -11,8 +11,8 @@ using V = omnirt_backend_vtable;
 
 class ExecutableRunner final : public Runner {
  public:
-  ExecutableRunner(omnirt_backend& backend, omnirt_executable* executable)
-      : backend_(backend), executable_(executable) {}
+  ExecutableRunner(omnirt_backend& backend, omnirt_executable* executable, bool names_outputs)
+      : backend_(backend), executable_(executable), names_outputs_(names_outputs) {}
 
   ~ExecutableRunner() override {
     // Checked here so that a plugin without the slot leaves no error behind.
@@ -30,7 +30,7 @@ class ExecutableRunner final : public Runner {
 
   omnirt_status output_name(const DLManagedTensor* output, const char** name) override {
     *name = "";
-    if (backend_.vtable.output_name == nullptr) return OMNIRT_STATUS_OK;
+    if (!names_outputs_ || backend_.vtable.output_name == nullptr) return OMNIRT_STATUS_OK;
     const omnirt_status status =
         call_slot<&V::output_name>(backend_, "output_name", executable_, output, name);
     if (status != OMNIRT_STATUS_OK) return status;
@@ -48,6 +48,7 @@ class ExecutableRunner final : public Runner {
  private:
   omnirt_backend& backend_;
   omnirt_executable* executable_;
+  const bool names_outputs_;
 };
 
 class OverrideRunner final : public Runner {
@@ -74,8 +75,8 @@ class OverrideRunner final : public Runner {
 }  // namespace
 
 std::unique_ptr<Runner> make_executable_runner(omnirt_backend& backend,
-                                               omnirt_executable* executable) {
-  return std::make_unique<ExecutableRunner>(backend, executable);
+                                               omnirt_executable* executable, bool names_outputs) {
+  return std::make_unique<ExecutableRunner>(backend, executable, names_outputs);
 }
 
 std::unique_ptr<Runner> make_override_runner(omnirt_backend& backend, Override entry,

@@ -11,8 +11,10 @@
 namespace omnirt::wrap {
 
 /// Runs (and finally destroys) an executable made by `backend`'s module_load.
+/// `names_outputs`: the backend advertises OMNIRT_FEATURE_OUTPUT_NAMES, so
+/// output_name asks its slot (never called while the bit is clear).
 std::unique_ptr<Runner> make_executable_runner(omnirt_backend& backend,
-                                               omnirt_executable* executable);
+                                               omnirt_executable* executable, bool names_outputs);
 
 /// Calls an embedder's override kernel for `tag`.
 std::unique_ptr<Runner> make_override_runner(omnirt_backend& backend, Override entry,

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "omnirt/types.h"
+
 namespace omnirt::tensor {
 
 std::string dtype_name(DLDataType dtype) {
@@ -15,6 +17,9 @@ std::string dtype_name(DLDataType dtype) {
       break;
     case kDLUInt:
       base = dtype.bits == 1 ? "" : "uint";
+      break;
+    case OMNIRT_DL_BOOL:
+      base = dtype.bits == 8 ? "" : "bool";
       break;
     case kDLBfloat:
       base = "bfloat";

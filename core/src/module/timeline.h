@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,12 +22,25 @@ struct Attempt {
   uint64_t elapsed_ns = 0;
 };
 
+/// The backend's engine loaded before the first tier that needed it.
+struct EngineLoad {
+  omnirt_status status = 0;
+  /// What the backend says it loaded ("libtorch 1.13.0"); may be "".
+  std::string engine;
+  /// Why it failed; "" when OK.
+  std::string reason;
+  uint64_t elapsed_ns = 0;
+};
+
 struct TimelineEntry {
   std::string backend;
   std::string tag;
   int32_t device = 0;
+  /// Set when a tier needed the engine and the backend can load it ahead
+  /// (OMNIRT_FEATURE_ENGINE_PREPARE); its time is no tier's.
+  std::optional<EngineLoad> engine_load;
   std::vector<Attempt> attempts;
-  /// Wall time of the whole wrap_module call.
+  /// Wall time of the whole wrap_module call, engine load included.
   uint64_t elapsed_ns = 0;
 
   /// The selected attempt, or nullptr when every tier failed.

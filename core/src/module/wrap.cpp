@@ -1,9 +1,11 @@
 // omnirt_wrap_module: tries the tiers in policy order and keeps the first
 // that works, recording every attempt.
+#include <optional>
 #include <string>
 
 #include "error.h"
 #include "host.h"
+#include "module/engine_load.h"
 #include "module/module.h"
 #include "module/policy.h"
 #include "module/runners.h"
@@ -89,7 +91,8 @@ struct Wrap {
                     "backend '" + backend.name + "' returned OK from module_load but no executable");
     }
     a.ok = true;
-    runner = make_executable_runner(backend, executable);
+    runner = make_executable_runner(backend, executable,
+                                    (caps.features & OMNIRT_FEATURE_OUTPUT_NAMES) != 0);
   }
 
   void try_override(Attempt& a) {
@@ -119,6 +122,15 @@ struct Wrap {
     runner = ops::make_op_runner(backend, device, *lookup, tag,
                                  options != nullptr ? options->attrs : nullptr,
                                  options != nullptr ? options->num_attrs : 0);
+  }
+
+  // Whether trying `tier` hands the module to the backend's engine.
+  bool needs_engine(omnirt_tier tier, const std::string& compile_disabled_by) const {
+    if (tier == OMNIRT_TIER_OVERRIDE || backend.vtable.module_load == nullptr || !accepts_format()) {
+      return false;
+    }
+    return tier == OMNIRT_TIER_EAGER ||
+           (compile_disabled_by.empty() && (caps.features & OMNIRT_FEATURE_COMPILE) != 0);
   }
 
   Attempt attempt(omnirt_tier tier, const std::string& compile_disabled_by) {
@@ -201,7 +213,11 @@ omnirt_status wrap_module(omnirt_backend* backend, const omnirt_module_source* s
   const TierPlan tiers =
       plan(backend->host->config.wrap_module, entry.tag, options != nullptr ? options->flags : 0);
   Wrap w{*backend, *source, entry.tag, device, options, caps, nullptr};
+  const bool can_prepare = (caps.features & OMNIRT_FEATURE_ENGINE_PREPARE) != 0;
   for (omnirt_tier tier : tiers.order) {
+    if (can_prepare && !entry.engine_load && w.needs_engine(tier, tiers.compile_disabled_by)) {
+      entry.engine_load = load_engine(*backend, source->format);
+    }
     entry.attempts.push_back(w.attempt(tier, tiers.compile_disabled_by));
     if (entry.attempts.back().ok) {
       entry.attempts.back().selected = true;
@@ -228,8 +244,17 @@ extern "C" omnirt_status omnirt_wrap_module(omnirt_backend* backend,
                                             const omnirt_wrap_options* options,
                                             omnirt_report* report, omnirt_module** module) {
   return omnirt::guard_api("omnirt_wrap_module", [&] {
+    // What the plugin warns of meanwhile goes into the report, when there is one.
+    std::optional<omnirt::PluginNotes> notes;
+    if (report != nullptr) notes.emplace();
     const omnirt_status status =
         omnirt::wrap::wrap_module(backend, source, tag, options, report, module);
+    if (notes) {
+      for (const omnirt::PluginNote& n : notes->notes()) {
+        report->add_note(tag != nullptr ? tag : "", n.backend, n.message,
+                         omnirt::report::During::kWrap);
+      }
+    }
     if (status != OMNIRT_STATUS_OK && report != nullptr) {
       report->add_error(status, omnirt_last_error()->message);
     }

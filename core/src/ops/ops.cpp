@@ -50,9 +50,8 @@ std::optional<Lookup> find(omnirt_backend& backend, const std::string& name,
   if (auto decl = own_op(backend, name)) return Lookup{&backend, *decl, false};
 
   omnirt_backend* base = base_backend(backend);
-  if (base == &backend) {
-    *why = "backend '" + backend.name + "' has no op '" + name +
-           "', and it is the base implementation itself";
+  if (base == &backend) {  // nothing further to fall back to
+    *why = "backend '" + backend.name + "' has no op '" + name + "'";
     return std::nullopt;
   }
   const std::string prefix = "backend '" + backend.name + "' has no op '" + name +

@@ -8,6 +8,11 @@ void omnirt_report::add_timeline(const omnirt::wrap::TimelineEntry& entry) {
   std::lock_guard<std::mutex> lock(mutex_);
   device_ = entry.device;
   timeline_.push_back(entry);
+  if (entry.engine_load) {
+    stages_.push_back(Stage{"engine_load", "engine", entry.tag,
+                            static_cast<double>(entry.engine_load->elapsed_ns) / 1e6, std::nullopt,
+                            entry.engine_load->status == OMNIRT_STATUS_OK});
+  }
   stages_.push_back(Stage{"wrap_module", "wrap", entry.tag,
                           static_cast<double>(entry.elapsed_ns) / 1e6, std::nullopt,
                           entry.selected() != nullptr});
@@ -15,11 +20,11 @@ void omnirt_report::add_timeline(const omnirt::wrap::TimelineEntry& entry) {
 
 void omnirt_report::add_run(const std::string& tag, const omnirt::CompletedTime& time,
                             omnirt_status status, const DLManagedTensor* const* outputs,
-                            size_t num_outputs) {
+                            const std::vector<std::string>& names) {
   omnirt::report::Outputs summary{0, tag, {}};
-  for (size_t i = 0; i < num_outputs; ++i) {
+  for (size_t i = 0; i < names.size(); ++i) {
     const DLTensor& t = outputs[i]->dl_tensor;
-    summary.tensors.push_back({std::vector<int64_t>(t.shape, t.shape + t.ndim),
+    summary.tensors.push_back({names[i], std::vector<int64_t>(t.shape, t.shape + t.ndim),
                                omnirt::tensor::dtype_name(t.dtype),
                                omnirt::tensor::device_name(t.device)});
   }
@@ -41,12 +46,21 @@ void omnirt_report::add_stage(const std::string& name, double ms) {
 }
 
 void omnirt_report::add_note(const std::string& tag, const std::string& plugin,
-                             const std::string& message) {
+                             const std::string& message, omnirt::report::During during) {
   std::lock_guard<std::mutex> lock(mutex_);
-  notes_.push_back({runs_, tag, plugin, message});
+  for (omnirt::report::Note& n : notes_) {
+    if (n.tag == tag && n.backend == plugin && n.message == message) {
+      ++n.count;
+      return;
+    }
+  }
+  notes_.push_back({during == omnirt::report::During::kRun ? std::optional<size_t>(runs_)
+                                                            : std::nullopt,
+                    tag, plugin, message, 1});
 }
 
 void omnirt_report::add_error(omnirt_status status, const std::string& message) {
   std::lock_guard<std::mutex> lock(mutex_);
   errors_.push_back({status, message});
 }
+

@@ -18,7 +18,7 @@ namespace omnirt::report {
 
 struct Stage {
   std::string name;
-  /// "wrap", "run" or "embedder".
+  /// "engine" (its load, within a wrap), "wrap", "run" or "embedder".
   std::string kind;
   /// Module tag for wrap and run stages.
   std::string tag;
@@ -30,6 +30,8 @@ struct Stage {
 };
 
 struct TensorSummary {
+  /// The output's key when the module returns a dict, else "".
+  std::string name;
   std::vector<int64_t> shape;
   std::string dtype;
   std::string device;
@@ -47,13 +49,19 @@ struct Error {
   std::string message;
 };
 
-/// A warning a plugin logged during a run.
+/// When a plugin's note was logged.
+enum class During { kWrap, kRun };
+
+/// A warning a plugin logged during a wrap or a run given the report.
 struct Note {
-  /// Index of the run among the report's runs (0-based).
-  size_t run = 0;
+  /// Index of the first run that logged it among the report's runs
+  /// (0-based); nothing for one logged by omnirt_wrap_module.
+  std::optional<size_t> run;
   std::string tag;
   std::string backend;
   std::string message;
+  /// How many times it was logged: a repeat is counted, not listed again.
+  uint64_t count = 1;
 };
 
 }  // namespace omnirt::report
@@ -63,13 +71,15 @@ struct omnirt_report {
 
   void add_timeline(const omnirt::wrap::TimelineEntry& entry);
   /// A run timed to completion (`time`; wall time up to the failure when
-  /// `status` is not OK).
+  /// `status` is not OK). `names[i]` names outputs[i] (omnirt_module_output_name).
   void add_run(const std::string& tag, const omnirt::CompletedTime& time, omnirt_status status,
-               const DLManagedTensor* const* outputs, size_t num_outputs);
+               const DLManagedTensor* const* outputs, const std::vector<std::string>& names);
   void add_stage(const std::string& name, double ms);
   void add_error(omnirt_status status, const std::string& message);
-  /// A plugin's warning during the run add_run records next.
-  void add_note(const std::string& tag, const std::string& plugin, const std::string& message);
+  /// A plugin's warning during a wrap, or during the run add_run records
+  /// next; a repeat of a note of the same tag and plugin is counted.
+  void add_note(const std::string& tag, const std::string& plugin, const std::string& message,
+                omnirt::report::During during);
   /// The JSON document (see docs/run-report.md), sampling memory stats now.
   std::string to_json();
 

@@ -85,6 +85,14 @@ json timeline_json(const omnirt::wrap::TimelineEntry& entry) {
                         {"detail", a.detail},
                         {"elapsed_ms", static_cast<double>(a.elapsed_ns) / 1e6}});
   }
+  json engine_load = nullptr;
+  if (const auto& load = entry.engine_load) {
+    engine_load = {{"engine", load->engine},
+                   {"ok", load->status == OMNIRT_STATUS_OK},
+                   {"status", omnirt_status_name(load->status)},
+                   {"reason", load->reason},
+                   {"ms", static_cast<double>(load->elapsed_ns) / 1e6}};
+  }
   const omnirt::wrap::Attempt* selected = entry.selected();
   return {{"backend", entry.backend},
           {"tag", entry.tag},
@@ -92,10 +100,12 @@ json timeline_json(const omnirt::wrap::TimelineEntry& entry) {
           {"selected_tier",
            selected != nullptr ? json(omnirt::wrap::tier_name(selected->tier)) : json(nullptr)},
           {"wrap_ms", static_cast<double>(entry.elapsed_ns) / 1e6},
+          {"engine_load", engine_load},
           {"attempts", attempts}};
 }
 
-// Memory statistics sampled now, each field null unless the backend knows it.
+// Memory statistics sampled now, each field null unless the backend knows it;
+// for a backend that runs modules, whether its figures count their memory.
 json memory_json(omnirt_backend* backend, int32_t device) {
   json out = {{"device", device}, {"known", json::array()}};
   omnirt_memory_stats stats{};
@@ -131,11 +141,19 @@ json memory_json(omnirt_backend* backend, int32_t device) {
                 {OMNIRT_STAT_RESERVED_BYTES, "reserved_bytes", stats.reserved_bytes},
                 {OMNIRT_STAT_ALLOC_COUNT, "alloc_count", stats.alloc_count},
                 {OMNIRT_STAT_FREE_COUNT, "free_count", stats.free_count}};
+  stats.known &= omnirt::stats_known_to(backend->abi_version);
   for (const auto& f : fields) {
     const bool known = (stats.known & f.bit) != 0;
     out[f.name] = known ? json(f.value) : json(nullptr);
     if (known) out["known"].push_back(f.name);
   }
+  omnirt_capabilities caps{};
+  caps.struct_size = sizeof caps;
+  const bool modules = omnirt_get_capabilities(backend, &caps) == OMNIRT_STATUS_OK &&
+                       (caps.features & OMNIRT_FEATURE_MODULES) != 0;
+  out["module_memory"] = !modules ? json(nullptr)
+                         : (stats.known & OMNIRT_STAT_MODULE_MEMORY) != 0 ? json("counted")
+                                                                          : json("unknown");
   if (!error.empty()) out["error"] = error;
   return out;
 }
@@ -164,14 +182,19 @@ std::string omnirt_report::to_json() {
   if (last_outputs_) {
     json tensors = json::array();
     for (const auto& t : last_outputs_->tensors) {
-      tensors.push_back({{"shape", t.shape}, {"dtype", t.dtype}, {"device", t.device}});
+      tensors.push_back(
+          {{"name", t.name}, {"shape", t.shape}, {"dtype", t.dtype}, {"device", t.device}});
     }
     outputs = {{"run", last_outputs_->run}, {"tag", last_outputs_->tag}, {"tensors", tensors}};
   }
 
   json notes = json::array();
   for (const auto& n : notes_) {
-    notes.push_back({{"run", n.run}, {"tag", n.tag}, {"backend", n.backend}, {"message", n.message}});
+    notes.push_back({{"run", n.run ? json(*n.run) : json(nullptr)},
+                     {"tag", n.tag},
+                     {"backend", n.backend},
+                     {"message", n.message},
+                     {"count", n.count}});
   }
 
   json errors = json::array();

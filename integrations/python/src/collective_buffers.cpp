@@ -33,7 +33,7 @@ std::optional<int32_t> omnirt_dtype_of(DLDataType t) {
     case kDLUInt:
       if (t.bits == 8) return OMNIRT_DTYPE_U8;
       break;
-    case kDLBoolCode:
+    case OMNIRT_DL_BOOL:
       if (t.bits == 8) return OMNIRT_DTYPE_BOOL;
       break;
     default: break;

@@ -39,6 +39,22 @@ struct ArgName {
   }
 };
 
+// A torch or numpy bool tensor, which torch before 2.0 and numpy before 1.25
+// cannot export through DLPack: it goes as its bytes (a uint8 view of the
+// same memory) and is marked bool again (OMNIRT_DL_BOOL).
+bool is_bool_array(py::handle obj) {
+  static PyObject* const name = interned("dtype");
+  if (PyObject_HasAttr(obj.ptr(), name) == 0) return false;
+  const std::string dtype = py::str(obj.attr(name));
+  return dtype == "torch.bool" || dtype == "bool";
+}
+
+py::object as_bytes(py::handle obj) {
+  const std::string dtype = py::str(obj.attr("dtype"));
+  return obj.attr("view")(dtype == "torch.bool" ? py::module_::import("torch").attr("uint8")
+                                                : py::module_::import("numpy").attr("uint8"));
+}
+
 // obj.__dlpack__() (or with stream=1 for a producer on a CUDA/ROCm device).
 py::object export_capsule(py::handle obj, bool stream_device, ArgName arg) {
   static PyObject* const name = interned("__dlpack__");
@@ -77,8 +93,10 @@ DLTensor borrow_input(py::handle obj, bool stream_device, ArgName arg, py::objec
     *owner = py::reinterpret_borrow<py::object>(obj);
     return obj.cast<const Tensor&>().dl();
   }
-  py::object capsule = export_capsule(obj, stream_device, arg);
-  const DLTensor tensor = capsule_tensor(capsule, obj, arg)->dl_tensor;
+  const bool bools = is_bool_array(obj);
+  py::object capsule = export_capsule(bools ? as_bytes(obj) : obj, stream_device, arg);
+  DLTensor tensor = capsule_tensor(capsule, obj, arg)->dl_tensor;
+  if (bools) tensor.dtype = DLDataType{OMNIRT_DL_BOOL, 8, 1};
   *owner = std::move(capsule);
   return tensor;
 }
@@ -104,9 +122,12 @@ InputTensor::InputTensor(py::handle obj, bool stream_device, const char* name)
     : tensor_(borrow_input(obj, stream_device, ArgName{name, ArgName::kUnindexed}, &owner_)) {}
 
 DLManagedTensor* take_tensor(py::handle obj, bool stream_device, const char* role, size_t index) {
-  const py::object capsule = export_capsule(obj, stream_device, ArgName{role, index});
+  const bool bools = is_bool_array(obj);
+  const py::object capsule =
+      export_capsule(bools ? as_bytes(obj) : obj, stream_device, ArgName{role, index});
   DLManagedTensor* managed = capsule_tensor(capsule, obj, ArgName{role, index});
   if (PyCapsule_SetName(capsule.ptr(), "used_dltensor") != 0) throw py::error_already_set();
+  if (bools) managed->dl_tensor.dtype = DLDataType{OMNIRT_DL_BOOL, 8, 1};
   return managed;
 }
 

@@ -11,6 +11,8 @@ namespace omnirt_py {
 namespace {
 
 constexpr const char* kCapsuleName = "dltensor";
+// kDLBool is DLPack >= 0.8; Debian's 0.6 header does not name it.
+constexpr uint8_t kDLBoolCode = OMNIRT_DL_BOOL;
 
 bool is_host_memory(int32_t device_type) {
   return device_type == kDLCPU || device_type == kDLCUDAHost || device_type == kDLROCMHost;
@@ -213,11 +215,27 @@ std::string dtype_name(DLDataType dtype) {
   return name;
 }
 
+// torch before 2.0 and numpy before 1.25 take no bool tensor through DLPack:
+// a bool output (OMNIRT_DL_BOOL, one byte each) goes to them as its bytes,
+// uint8, and comes back viewed as bool, without a copy.
+py::object as_bool(py::object converted, OutputKind kind) {
+  const py::object dtype = kind == OutputKind::kTorch ? py::module_::import("torch").attr("bool")
+                                                      : py::module_::import("numpy").attr("bool_");
+  return converted.attr("view")(dtype);
+}
+
 py::object to_python(DLManagedTensor* managed, const HostPtr& host, omnirt_backend* backend,
                      OutputKind kind) {
   OwnedManaged owned(managed);
   if (kind == OutputKind::kAuto)
     kind = torch_importable() ? OutputKind::kTorch : OutputKind::kDlpack;
+  const DLDataType dtype = managed->dl_tensor.dtype;
+  const bool bool_bytes = kind != OutputKind::kDlpack && dtype.code == kDLBoolCode &&
+                          dtype.bits == 8 && dtype.lanes == 1;
+  if (bool_bytes) {
+    managed->dl_tensor.dtype = DLDataType{kDLUInt, 8, 1};  // the output is ours to describe
+    return as_bool(to_python(owned.release(), host, backend, kind), kind);
+  }
   if (kind == OutputKind::kTorch && is_host_memory(managed->dl_tensor.device.device_type)) {
     // Host memory has no stream to order: the capsule goes straight to torch.
     const py::object& from_capsule = torch_converters().torch_from_capsule;

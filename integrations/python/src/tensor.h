@@ -17,9 +17,6 @@
 
 namespace omnirt_py {
 
-/// kDLBool is DLPack >= 0.8; Debian's 0.6 header does not name it.
-constexpr uint8_t kDLBoolCode = 6;
-
 /// Memory of a CUDA or ROCm device, whose work is ordered by streams.
 inline bool is_stream_device(int32_t device_type) {
   return device_type == kDLCUDA || device_type == kDLROCM;

@@ -9,17 +9,21 @@ Run as a script, one process per rank:
 (``numpy``, ``torch``) on the cpu backend and prints ``{case: values}`` as
 JSON; ``leave`` (2 ranks) has rank 1 leave after joining while rank 0
 all-reduces, and rank 0 print the error and async_error() it gets.
+
+Bool tensors cross as bool even where torch 1.13 and numpy 1.24 cannot export
+them through DLPack (the package passes their bytes, marked bool).
 """
 import json
 import sys
 
 OPS = ("sum", "prod", "min", "max", "avg")
-# Every dtype of each library that collectives take and its DLPack export
-# has (neither torch 1.13 nor numpy 1.24 exports bool).
+BOOL_OPS = ("sum", "prod", "min", "max")  # "or", "and", "and", "or"; no avg
+# Every dtype of each library that collectives take.
 DTYPES = {
-    "numpy": ("float32", "float64", "float16", "int8", "int16", "int32", "int64", "uint8"),
+    "numpy": ("float32", "float64", "float16", "int8", "int16", "int32", "int64", "uint8",
+              "bool"),
     "torch": ("float32", "float64", "float16", "bfloat16", "int8", "int16", "int32", "int64",
-              "uint8"),
+              "uint8", "bool"),
 }
 TIMEOUT_S = 30
 # ``leave``'s: a failing rank waits a tenth of it for the others' reports.
@@ -32,11 +36,20 @@ def value(rank, index, dtype):
     -2..2)."""
     if dtype == "uint8":
         return (rank * 3 + index) % 3 + 1
+    if dtype == "bool":
+        return (rank + index) % 3 != 0
     return (rank * 3 + index) % 5 - 2
 
 
+def ops(dtype):
+    return BOOL_OPS if dtype == "bool" else OPS
+
+
 def reduce(op, values, dtype):
-    """The exact reduction of ``values``; integer averages truncate toward zero."""
+    """The exact reduction of ``values``; integer averages truncate toward zero;
+    bool's sum and max are "or", its prod and min "and"."""
+    if dtype == "bool":
+        return any(values) if op in ("sum", "max") else all(values)
     if op == "sum":
         return sum(values)
     if op == "prod":
@@ -68,7 +81,7 @@ def expected(nranks, libs):
         for dtype in DTYPES[lib]:
             key = f"{lib}/{dtype}"
             inputs = [[value(r, i, dtype) for i in range(n)] for r in range(nranks)]
-            for op in OPS:
+            for op in ops(dtype):
                 reduced = [reduce(op, [inputs[r][i] for r in range(nranks)], dtype)
                            for i in range(n)]
                 cases[f"{key}/all_reduce/{op}"] = reduced
@@ -123,7 +136,7 @@ def run_every(backend, comm, libs):
         for dtype in DTYPES[lib.name]:
             key = f"{lib.name}/{dtype}"
             mine = [value(rank, i, dtype) for i in range(n)]
-            for op in OPS:
+            for op in ops(dtype):
                 send = lib.tensor(mine, dtype, (2, nranks))
                 recv = lib.tensor([0] * n, dtype, (nranks, 2))  # only the count must agree
                 got[f"{key}/all_reduce/{op}"] = lib.values(comm.all_reduce(send, recv, op=op))

@@ -95,6 +95,13 @@ class Positive(nn.Module):
         return x > 0
 
 
+class Masked(nn.Module):
+    """A bool input."""
+
+    def forward(self, x, mask):
+        return x.masked_fill(mask, 0.0)
+
+
 class Named(nn.Module):
     """A dict output."""
 

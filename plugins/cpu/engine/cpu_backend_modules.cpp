@@ -28,4 +28,10 @@ void CpuBackend::executable_run(omnirt_executable* executable, const DLTensor* i
 
 void CpuBackend::executable_destroy(omnirt_executable* executable) { modules_.destroy(executable); }
 
+std::string CpuBackend::engine_prepare(const char* format) { return modules_.prepare(format); }
+
+const char* CpuBackend::output_name(omnirt_executable* executable, const DLManagedTensor* output) {
+  return modules_.output_name(executable, output);
+}
+
 }  // namespace omnirt::cpu

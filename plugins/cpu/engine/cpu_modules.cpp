@@ -37,6 +37,26 @@ void check(omnirt_status status, const char* message) {
   if (status != OMNIRT_STATUS_OK) plugin::fail(status, std::string("cpu: ") + message);
 }
 
+// libtorch's warnings reach the host's log (and the run report of the call).
+void log_engine_warning(const char* message) {
+  plugin::log(OMNIRT_LOG_WARN, std::string("libtorch: ") + message);
+}
+
+// NOT_SUPPORTED, with the reason, for a format the engine does not load.
+void check_format(const char* format) {
+  for (const omnirt_module_format_unavailable& u : kUnavailable) {
+    if (std::strcmp(format, u.format) == 0) {
+      plugin::fail(OMNIRT_STATUS_NOT_SUPPORTED,
+                   std::string("cpu: module format '") + u.format + "' cannot be loaded: " + u.reason);
+    }
+  }
+  if (std::strcmp(format, kFormat) != 0) {
+    plugin::fail(OMNIRT_STATUS_NOT_SUPPORTED, std::string("cpu: module format '") + format +
+                                                  "' is not supported (supported: " + kFormat +
+                                                  ")");
+  }
+}
+
 }  // namespace
 
 // A loaded module; the registry's shared ownership keeps it alive for a run
@@ -51,13 +71,30 @@ struct CpuExecutable {
   CpuExecutable& operator=(const CpuExecutable&) = delete;
 };
 
-CpuModules::CpuModules(const plugin::Options& options) : threads_(threads_option(options)) {}
+CpuModules::CpuModules(const plugin::Options& options, MemoryLedger& ledger)
+    : ledger_(ledger.for_engine()), threads_(threads_option(options)) {}
+
+template <class F>
+auto CpuModules::counted(const omnirt_cpu_engine_api& api, F&& call) {
+  struct Scope {
+    const omnirt_cpu_engine_api& api;
+    const void* previous;
+    ~Scope() { api.memory_scope_end(previous); }
+  } scope{api, api.memory_scope_begin(&ledger_)};
+  return call();
+}
+
+void CpuModules::describe_memory(omnirt_memory_stats& stats) const {
+  const omnirt_cpu_engine_api* api = library_.loaded();
+  if (api == nullptr || api->memory_counted() != 0) stats.known |= OMNIRT_STAT_MODULE_MEMORY;
+}
 
 void CpuModules::describe(omnirt_capabilities& caps) const {
   caps.unavailable_module_formats = kUnavailable;
   caps.num_unavailable_module_formats = std::size(kUnavailable);
   if (!library_.usable()) return;
-  caps.features |= OMNIRT_FEATURE_MODULES | OMNIRT_FEATURE_COMPILE;
+  caps.features |= OMNIRT_FEATURE_MODULES | OMNIRT_FEATURE_COMPILE | OMNIRT_FEATURE_OUTPUT_NAMES |
+                   OMNIRT_FEATURE_ENGINE_PREPARE;
   caps.module_formats = kFormats;
   caps.num_module_formats = 1;
 }
@@ -65,6 +102,7 @@ void CpuModules::describe(omnirt_capabilities& caps) const {
 const omnirt_cpu_engine_api& CpuModules::engine() {
   const omnirt_cpu_engine_api& api = library_.table();
   threads_applied_([&] {
+    api.set_warning_sink(&log_engine_warning);
     char message[kMessageCapacity] = "";
     const omnirt_status status = api.configure_threads(threads_, message, sizeof message);
     // libtorch's thread count is per process: another instance set it first.
@@ -77,23 +115,19 @@ const omnirt_cpu_engine_api& CpuModules::engine() {
   return api;
 }
 
+std::string CpuModules::prepare(const char* format) {
+  if (format == nullptr) plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT, "cpu: format is NULL");
+  check_format(format);
+  return engine().engine_version;
+}
+
 omnirt_executable* CpuModules::load(const omnirt_module_source& source, int32_t tier) {
   if (source.struct_size < sizeof(omnirt_module_source) || source.format == nullptr) {
     plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT,
                  "cpu: module source needs struct_size >= " +
                      std::to_string(sizeof(omnirt_module_source)) + " and a format");
   }
-  for (const omnirt_module_format_unavailable& u : kUnavailable) {
-    if (std::strcmp(source.format, u.format) == 0) {
-      plugin::fail(OMNIRT_STATUS_NOT_SUPPORTED,
-                   std::string("cpu: module format '") + u.format + "' cannot be loaded: " + u.reason);
-    }
-  }
-  if (std::strcmp(source.format, kFormat) != 0) {
-    plugin::fail(OMNIRT_STATUS_NOT_SUPPORTED, std::string("cpu: module format '") + source.format +
-                                                  "' is not supported (supported: " + kFormat +
-                                                  ")");
-  }
+  check_format(source.format);
   if ((source.data == nullptr) == (source.path == nullptr)) {
     plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT,
                  "cpu: a module source sets exactly one of data and path");
@@ -101,7 +135,11 @@ omnirt_executable* CpuModules::load(const omnirt_module_source& source, int32_t 
   const omnirt_cpu_engine_api& api = engine();
   omnirt_cpu_engine_module* module = nullptr;
   char message[kMessageCapacity] = "";
-  check(api.load(source.data, source.size, source.path, tier, &module, message, sizeof message),
+  check(counted(api,
+                [&] {
+                  return api.load(source.data, source.size, source.path, tier, &module, message,
+                                  sizeof message);
+                }),
         message);
   return executables_.add(std::make_shared<CpuExecutable>(api, module));
 }
@@ -114,9 +152,21 @@ void CpuModules::run(omnirt_executable* executable, const DLTensor* inputs, size
   }
   char message[kMessageCapacity];  // written by the engine on failure only
   message[0] = '\0';
-  check(exe->engine.run(exe->module, inputs, num_inputs, outputs, output_capacity, num_outputs,
-                        message, sizeof message),
+  check(counted(exe->engine,
+                [&] {
+                  return exe->engine.run(exe->module, inputs, num_inputs, outputs, output_capacity,
+                                         num_outputs, message, sizeof message);
+                }),
         message);
+}
+
+const char* CpuModules::output_name(omnirt_executable* executable, const DLManagedTensor* output) {
+  const auto exe = executables_.find(executable);
+  char message[kMessageCapacity];
+  message[0] = '\0';
+  const char* name = nullptr;
+  check(exe->engine.output_name(exe->module, output, &name, message, sizeof message), message);
+  return name;
 }
 
 void CpuModules::destroy(omnirt_executable* executable) {

@@ -3,13 +3,16 @@
 #ifndef OMNIRT_CPU_DLPACK_TEXT_H_
 #define OMNIRT_CPU_DLPACK_TEXT_H_
 
-#include <dlpack/dlpack.h>
-
 #include <string>
+
+#include "omnirt/types.h"
 
 namespace omnirt::cpu {
 
 inline std::string dtype_text(DLDataType t) {
+  const bool one_byte_bool = t.lanes == 1 && ((t.code == OMNIRT_DL_BOOL && t.bits == 8) ||
+                                              (t.code == kDLUInt && t.bits == 1));
+  if (one_byte_bool) return "bool";
   const char* base = nullptr;
   switch (t.code) {
     case kDLInt: base = "int"; break;

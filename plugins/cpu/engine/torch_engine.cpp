@@ -1,6 +1,5 @@
 // libomnirt_cpu_engine.so: the cpu plugin's TorchScript engine behind the C
 // table of engine_api.h. Every libtorch exception stops at this file's edge.
-#include <ATen/DLConvertor.h>
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 #include <caffe2/serialize/read_adapter_interface.h>
@@ -15,22 +14,32 @@
 #include <memory>
 #include <mutex>
 
+#include "counting_allocator.h"
 #include "dlpack_io.h"
 #include "engine_api.h"
 #include "omnirt/cpp/plugin.hpp"
+#include "torch_engine/exported_tensor.h"
+#include "torch_engine/warning_capture.h"
 
-using omnirt::cpu_engine::ForwardSignature;
 using omnirt::plugin::fail;
+using omnirt::torch_common::ForwardSignature;
+
+namespace {
+constexpr const char* kEngine = "the cpu engine";
+}  // namespace
 
 struct omnirt_cpu_engine_module {
   torch::jit::Module module;
   torch::jit::Method forward;  // looked up once, not per run
   ForwardSignature signature;
 
+  // Refuses, at load, a forward whose arguments or result it cannot pass.
   explicit omnirt_cpu_engine_module(torch::jit::Module m)
       : module(std::move(m)),
         forward(module.get_method("forward")),
-        signature(ForwardSignature::of(forward.function().getSchema())) {}
+        signature(ForwardSignature::of(forward.function().getSchema(), kEngine)) {
+    omnirt::torch_common::check_result_type(forward.function().getSchema(), kEngine);
+  }
 };
 
 namespace {
@@ -132,6 +141,7 @@ omnirt_status configure_threads(int32_t threads, char* message, size_t capacity)
 
 omnirt_status load(const void* data, size_t size, const char* path, int32_t tier,
                    omnirt_cpu_engine_module** out, char* message, size_t capacity) noexcept {
+  omnirt::torch_common::WarningCapture warnings;
   torch::jit::Module module;
   omnirt_status status = guarded(
       OMNIRT_STATUS_INVALID_ARGUMENT, "not a loadable TorchScript module: ", message, capacity, [&] {
@@ -170,37 +180,49 @@ omnirt_status load(const void* data, size_t size, const char* path, int32_t tier
 omnirt_status run(omnirt_cpu_engine_module* m, const DLTensor* inputs, size_t num_inputs,
                   DLManagedTensor** outputs, size_t output_capacity, size_t* num_outputs,
                   char* message, size_t capacity) noexcept {
+  omnirt::torch_common::WarningCapture warnings;
   return guarded(OMNIRT_STATUS_INVALID_ARGUMENT, "forward failed: ", message, capacity, [&] {
     c10::InferenceMode inference;
     const std::vector<c10::IValue> args =
         omnirt::cpu_engine::wrap_inputs(m->signature, inputs, num_inputs);
-    // forward's stack, a copy: `args` stays for flatten_outputs' alias check.
+    // forward's stack, a copy: `args` stays for take_outputs' alias check.
     // Room for the `self` that Method::operator() inserts first, so that the
     // insert does not reallocate.
     std::vector<c10::IValue> stack;
     stack.reserve(args.size() + 1);
     stack.assign(args.begin(), args.end());
-    const std::vector<at::Tensor> results =
-        omnirt::cpu_engine::flatten_outputs(m->forward(std::move(stack)), args);
+    std::vector<omnirt::torch_common::NamedTensor> results =
+        omnirt::cpu_engine::take_outputs(m->forward(std::move(stack)), args);
     *num_outputs = results.size();
     if (results.size() > output_capacity) {
       fail(OMNIRT_STATUS_OUT_OF_RANGE, "forward returned " + std::to_string(results.size()) +
                                            " tensors, output capacity is " +
                                            std::to_string(output_capacity));
     }
-    // toDLPack only allocates a small holder; export all before handing any
+    // Exporting only allocates a small holder; export all before handing any
     // out, so a failure leaves the caller nothing to release.
     std::vector<std::unique_ptr<DLManagedTensor, void (*)(DLManagedTensor*)>> exported;
     exported.reserve(results.size());
-    for (const at::Tensor& t : results) {
-      DLManagedTensor* dl = at::toDLPack(t);
-      exported.emplace_back(dl, [](DLManagedTensor* p) { p->deleter(p); });
+    for (omnirt::torch_common::NamedTensor& r : results) {
+      exported.emplace_back(
+          omnirt::torch_common::export_tensor(std::move(r.tensor), std::move(r.name), m),
+          [](DLManagedTensor* p) { p->deleter(p); });
     }
     for (size_t i = 0; i < exported.size(); ++i) outputs[i] = exported[i].release();
   });
 }
 
 void destroy(omnirt_cpu_engine_module* m) noexcept { delete m; }
+
+omnirt_status output_name(omnirt_cpu_engine_module* m, const DLManagedTensor* output,
+                          const char** name, char* message, size_t capacity) noexcept {
+  return guarded(OMNIRT_STATUS_INVALID_ARGUMENT, "", message, capacity, [&] {
+    *name = omnirt::torch_common::exported_name(output, m);
+    if (*name == nullptr) {
+      fail(OMNIRT_STATUS_INVALID_ARGUMENT, "the output is not one this module's runs returned");
+    }
+  });
+}
 
 const omnirt_cpu_engine_api kApi = {
     sizeof(omnirt_cpu_engine_api),
@@ -210,6 +232,19 @@ const omnirt_cpu_engine_api kApi = {
     &load,
     &run,
     &destroy,
+    &output_name,
+    &omnirt::torch_common::set_warning_sink,
+    [](const omnirt_cpu_engine_ledger* ledger) -> const void* {
+      try {
+        return omnirt::cpu_engine::begin_scope(ledger);
+      } catch (...) {  // installing needs memory: then nothing is counted
+        return omnirt::cpu_engine::begin_scope(nullptr);
+      }
+    },
+    [](const void* previous) {
+      omnirt::cpu_engine::end_scope(static_cast<const omnirt_cpu_engine_ledger*>(previous));
+    },
+    []() -> int32_t { return omnirt::cpu_engine::memory_counted() ? 1 : 0; },
 };
 
 }  // namespace

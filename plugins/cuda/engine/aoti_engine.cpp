@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "graph_cache.h"
+#include "torch_engine/warning_capture.h"
 
 namespace omnirt::cuda_engine {
 namespace {
@@ -113,9 +114,9 @@ class AotiModule final : public omnirt_cuda_engine_module {
   AotiModule(std::unique_ptr<Loader> loader, int device_index, bool compile_tier)
       : omnirt_cuda_engine_module(device_index), loader_(std::move(loader)) {
     if (compile_tier) {
-      graphs_.emplace(device_index, [this](const std::vector<at::Tensor>& inputs,
-                                           const c10::cuda::CUDAStream&) {
-        return run_package(*loader_, inputs);
+      graphs_.emplace(device_index, this, [this](const std::vector<at::Tensor>& inputs,
+                                                 const c10::cuda::CUDAStream&) {
+        return unnamed(run_package(*loader_, inputs));
       });
     }
   }
@@ -125,7 +126,8 @@ class AotiModule final : public omnirt_cuda_engine_module {
   void run(const DLTensor* inputs, size_t num_inputs, const c10::cuda::CUDAStream& stream,
            std::vector<DLManagedTensor*>& out, std::string& note) override {
     if (graphs_) return graphs_->run(inputs, num_inputs, stream, out, note);
-    hand_out_all(run_package(*loader_, wrap_all(inputs, num_inputs, device)), nullptr, out);
+    hand_out_all(unnamed(run_package(*loader_, wrap_all(inputs, num_inputs, device))), this,
+                 nullptr, out);
   }
 
  private:
@@ -138,6 +140,7 @@ class AotiModule final : public omnirt_cuda_engine_module {
 omnirt_status load_aoti(const void* data, size_t size, const char* path, int32_t tier,
                         int32_t device, omnirt_cuda_engine_module** out, char* message,
                         size_t capacity) noexcept {
+  torch_common::WarningCapture warnings;
   return guarded(message, capacity, [&] {
     check_load_arguments(tier, device);
     std::optional<TemporaryPackage> copy;

@@ -25,10 +25,13 @@ OMNIRT_EXTERN_C_BEGIN
 /** The one symbol the engine exports; of type omnirt_cuda_engine_get_fn. */
 #define OMNIRT_CUDA_ENGINE_SYMBOL "omnirt_cuda_engine_get"
 /** Version of this table; bumped on any change the plugin must know about. */
-#define OMNIRT_CUDA_ENGINE_API_VERSION 1
+#define OMNIRT_CUDA_ENGINE_API_VERSION 2
 
 /** A module (either format) loaded onto one GPU for one tier. Owned by the engine. */
 typedef struct omnirt_cuda_engine_module omnirt_cuda_engine_module;
+
+/** Receives a warning libtorch raised; called on the thread of the engine call. */
+typedef void (*omnirt_cuda_engine_warning_fn)(const char* message);
 
 typedef struct omnirt_cuda_engine_api {
   /** sizeof(omnirt_cuda_engine_api) as the engine was compiled. */
@@ -43,8 +46,10 @@ typedef struct omnirt_cuda_engine_api {
    * call), or from the file `path` when data is NULL, onto CUDA device
    * `device`, prepared for `tier`: OMNIRT_TIER_COMPILE (eval + freeze +
    * optimize_for_inference, then one CUDA graph per input signature, captured
-   * on its first run and replayed after) or OMNIRT_TIER_EAGER (eval). Missing
-   * file: NOT_FOUND; not a TorchScript archive: INVALID_ARGUMENT.
+   * on its first run and replayed after; no graphs for a forward that takes
+   * scalar arguments) or OMNIRT_TIER_EAGER (eval). Missing file: NOT_FOUND;
+   * not a TorchScript archive, or a forward whose arguments or result the
+   * engine cannot pass (see run): INVALID_ARGUMENT.
    */
   omnirt_status (*load)(const void* data, size_t size, const char* path, int32_t tier,
                         int32_t device, omnirt_cuda_engine_module** out, char* message,
@@ -54,11 +59,16 @@ typedef struct omnirt_cuda_engine_api {
    * Runs forward on `num_inputs` tensors on the module's device (borrowed;
    * their device label is trusted, as torch.from_dlpack trusts it),
    * enqueued on `stream` (a cudaStream_t; NULL: the device's default stream).
-   * Outputs are the returned tensor or the tensors of a returned tuple/list,
-   * flattened in order, each owned by the caller (release with its deleter,
-   * which stays valid after the module is destroyed); their memory may be
-   * reused by later work on `stream` once released. More outputs than
-   * `output_capacity`: OUT_OF_RANGE with *num_outputs set to the number needed.
+   * Arguments and outputs are as in the cpu engine (plugins/cpu/engine/
+   * engine_api.h): an int, float, bool or Scalar argument is a 0-d tensor on
+   * the device, read when the run is enqueued (a copy to the host that waits
+   * for the work before it on `stream`); bool tensors are OMNIRT_DL_BOOL (or
+   * {kDLUInt, 1, 1} as input); outputs are the tensors of the result,
+   * Dict[str, ...] entries by ascending key, each owned by the caller
+   * (release with its deleter, which stays valid after the module is
+   * destroyed); their memory may be reused by later work on `stream` once
+   * released. More outputs than `output_capacity`: OUT_OF_RANGE with
+   * *num_outputs set to the number needed.
    * On OK, `message` holds a note for the caller's log, or is empty: a run
    * that went another way than its tier promises says so there (a compile
    * tier's CUDA graph that could not be captured, for one input signature,
@@ -89,6 +99,24 @@ typedef struct omnirt_cuda_engine_api {
                              size_t capacity);
   /** Why load_aoti is NULL ("libtorch 2.5.1 has no ..."); NULL when it is not. Static string. */
   const char* aoti_unavailable;
+
+  /* --- version 2 ------------------------------------------------------- */
+
+  /**
+   * The name of `output`, one of the tensors run of `module` handed out: its
+   * dict key (nested keys joined by '.'), or "". Owned by the output: valid
+   * until its deleter runs. INVALID_ARGUMENT when the engine did not make
+   * `output` for `module`.
+   */
+  omnirt_status (*output_name)(omnirt_cuda_engine_module* module, const DLManagedTensor* output,
+                               const char** name, char* message, size_t capacity);
+
+  /**
+   * Where the warnings libtorch raises during load and run go, instead of
+   * stderr: `sink` gets each distinct warning of a call once, on the calling
+   * thread, when the call ends. NULL drops them. One sink per process.
+   */
+  void (*set_warning_sink)(omnirt_cuda_engine_warning_fn sink);
 } omnirt_cuda_engine_api;
 
 /** Returns the engine's table (static storage, never NULL). */

@@ -6,6 +6,8 @@
 #include <optional>
 
 #include "engine_tensors.h"
+#include "torch_engine/exported_tensor.h"
+#include "torch_engine/warning_capture.h"
 
 namespace omnirt::cuda_engine {
 
@@ -25,6 +27,7 @@ omnirt_status run_module(omnirt_cuda_engine_module* module, const DLTensor* inpu
                          size_t num_inputs, void* stream, DLManagedTensor** outputs,
                          size_t output_capacity, size_t* num_outputs, char* message,
                          size_t capacity) noexcept {
+  torch_common::WarningCapture warnings;
   return guarded(message, capacity, [&] {
     const auto index = c10::DeviceIndex(module->device);
     const c10::cuda::CUDAStream current =
@@ -54,6 +57,17 @@ omnirt_status run_module(omnirt_cuda_engine_module* module, const DLTensor* inpu
     }
     std::copy(produced.begin(), produced.end(), outputs);
     write_message(note, message, capacity);
+  });
+}
+
+omnirt_status output_name(omnirt_cuda_engine_module* module, const DLManagedTensor* output,
+                          const char** name, char* message, size_t capacity) noexcept {
+  return guarded(message, capacity, [&] {
+    *name = torch_common::exported_name(output, module);
+    if (*name == nullptr) {
+      omnirt::plugin::fail(OMNIRT_STATUS_INVALID_ARGUMENT,
+                           "the output is not one this module's runs returned");
+    }
   });
 }
 

@@ -39,6 +39,9 @@ omnirt_status run_module(omnirt_cuda_engine_module* module, const DLTensor* inpu
                          size_t output_capacity, size_t* num_outputs, char* message,
                          size_t capacity) noexcept;
 void destroy_module(omnirt_cuda_engine_module* module) noexcept;
+/// engine_api.h's output_name, for modules of every format.
+omnirt_status output_name(omnirt_cuda_engine_module* module, const DLManagedTensor* output,
+                          const char** name, char* message, size_t capacity) noexcept;
 
 }  // namespace omnirt::cuda_engine
 

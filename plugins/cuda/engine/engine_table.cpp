@@ -5,6 +5,8 @@
 
 #include <torch/version.h>
 
+#include "torch_engine/warning_capture.h"
+
 namespace omnirt::cuda_engine {
 namespace {
 
@@ -22,6 +24,8 @@ const omnirt_cuda_engine_api kApi = {
     nullptr,
     OMNIRT_CUDA_AOTI_UNAVAILABLE,
 #endif
+    &output_name,
+    &torch_common::set_warning_sink,
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 // What both module formats of the cuda engine share at its C boundary
 // (engine_api.h): the caller's DLTensors borrowed as at::Tensors, outputs
 // handed out as caller-owned DLManagedTensors, and exceptions turned into a
-// status and a message.
+// status and a message. Dtypes (bool included), names and exported outputs
+// are the TorchScript engines' shared ones (plugins/common/torch_engine).
 //
 // libtorch headers come first: their DLPack (ATen/dlpack.h, which
 // ATen/DLConvertor.h includes; same include guard as omnirt's) must win.
@@ -10,6 +11,8 @@
 
 #include <ATen/DLConvertor.h>
 #include <c10/util/Exception.h>
+
+#include "torch_engine/named_outputs.h"
 
 #include <atomic>
 #include <memory>
@@ -28,26 +31,28 @@ struct OutputLease {
   std::atomic<int> held{0};
 };
 
-/// libtorch's DLPack -> ScalarType table; INVALID_ARGUMENT naming input `index`.
-at::ScalarType scalar_type(const DLDataType& t, size_t index);
+using torch_common::NamedTensor;
 
-/// libtorch's ScalarType -> DLPack table; INVALID_ARGUMENT for types DLPack lacks.
-DLDataType dl_type(const at::Tensor& t);
-
-/// Borrows caller's tensor `index` as an at::Tensor on cuda:`device`, without
-/// a copy; INVALID_ARGUMENT when it is not there or not a tensor libtorch takes.
-at::Tensor wrap(const DLTensor& t, int device, size_t index);
+/// Borrows caller's tensor `index` (forward's argument `name`, "" when
+/// unknown) as an at::Tensor on cuda:`device`, without a copy;
+/// INVALID_ARGUMENT when it is not there or not a tensor libtorch takes. Bool
+/// comes as OMNIRT_DL_BOOL or {kDLUInt, 1, 1}.
+at::Tensor wrap(const DLTensor& t, int device, size_t index, const std::string& name = "");
 
 /// The caller's tensors as at::Tensors, borrowed.
 std::vector<at::Tensor> wrap_all(const DLTensor* inputs, size_t num_inputs, int device);
 
-/// `tensor` as a caller-owned DLManagedTensor; `lease` (may be null) counts it
-/// as held until the caller's deleter runs.
-DLManagedTensor* hand_out(at::Tensor tensor, std::shared_ptr<OutputLease> lease);
+/// Outputs without names (a positional result).
+std::vector<NamedTensor> unnamed(std::vector<at::Tensor> tensors);
 
-/// Hands every tensor out onto `out`, holding `lease` (may be null).
-void hand_out_all(std::vector<at::Tensor> tensors, const std::shared_ptr<OutputLease>& lease,
-                  std::vector<DLManagedTensor*>& out);
+/// `output` as a caller-owned DLManagedTensor made by module `origin` (which
+/// omnirt_cuda_engine_api::output_name checks); `lease` (may be null) counts
+/// it as held until the caller's deleter runs.
+DLManagedTensor* hand_out(NamedTensor output, const void* origin, std::shared_ptr<OutputLease> lease);
+
+/// Hands every output out onto `out`, holding `lease` (may be null).
+void hand_out_all(std::vector<NamedTensor> outputs, const void* origin,
+                  const std::shared_ptr<OutputLease>& lease, std::vector<DLManagedTensor*>& out);
 
 /// Copies `text` into the caller's message buffer, NUL-terminated, truncating.
 void write_message(const std::string& text, char* message, size_t capacity);

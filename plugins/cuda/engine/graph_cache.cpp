@@ -2,6 +2,8 @@
 
 #include "graph_cache.h"
 
+#include "torch_engine/dl_dtype.h"
+
 #include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -65,7 +67,7 @@ struct GraphCache::Slot : OutputLease {
   const int device;
   Signature signature;
   std::vector<at::Tensor> inputs;   // static, contiguous: runs copy into them
-  std::vector<at::Tensor> outputs;  // static: written by every replay
+  std::vector<NamedTensor> outputs;  // static: written by every replay
   cudaGraphExec_t exec = nullptr;
   PoolId pool{0, 0};
   bool pooled = false;  // the allocator has the pool: release it
@@ -77,8 +79,9 @@ bool GraphCache::Signature::matches(const DLTensor* inputs, size_t num_inputs) c
   for (size_t i = 0; i < num_inputs; ++i) {
     const DLTensor& t = inputs[i];
     const std::vector<int64_t>& shape = shapes[i];
-    if (t.dtype.code != dtypes[i].code || t.dtype.bits != dtypes[i].bits ||
-        t.dtype.lanes != dtypes[i].lanes || size_t(t.ndim) != shape.size()) {
+    const DLDataType dtype = torch_common::canonical(t.dtype);
+    if (dtype.code != dtypes[i].code || dtype.bits != dtypes[i].bits ||
+        dtype.lanes != dtypes[i].lanes || size_t(t.ndim) != shape.size()) {
       return false;
     }
     for (size_t d = 0; d < shape.size(); ++d) {
@@ -91,13 +94,14 @@ bool GraphCache::Signature::matches(const DLTensor* inputs, size_t num_inputs) c
 GraphCache::Signature GraphCache::signature_of(const std::vector<at::Tensor>& inputs) {
   Signature s;
   for (const at::Tensor& t : inputs) {
-    s.dtypes.push_back(dl_type(t));
+    s.dtypes.push_back(torch_common::dl_dtype(t, ""));
     s.shapes.emplace_back(t.sizes().begin(), t.sizes().end());
   }
   return s;
 }
 
-GraphCache::GraphCache(int device, Forward forward) : device_(device), forward_(std::move(forward)) {}
+GraphCache::GraphCache(int device, const void* origin, Forward forward)
+    : device_(device), origin_(origin), forward_(std::move(forward)) {}
 
 GraphCache::~GraphCache() {
   if (capture_stream_ != nullptr) {
@@ -138,7 +142,7 @@ void GraphCache::run(const DLTensor* inputs, size_t num_inputs,
     // and for a signature whose capture failed.
     if (same_signature >= kSlotsPerSignature || !contiguous_args ||
         uncapturable(inputs, num_inputs)) {
-      hand_out_all(forward_(args, current), nullptr, out);
+      hand_out_all(forward_(args, current), origin_, nullptr, out);
       return;
     }
     std::string failure;
@@ -147,7 +151,7 @@ void GraphCache::run(const DLTensor* inputs, size_t num_inputs,
       uncapturable_.push_back(signature_of(args));
       note = "CUDA graph capture failed for inputs " + describe(args) + " (" + failure +
              "); runs of these inputs go through the module without a graph";
-      hand_out_all(forward_(args, current), nullptr, out);
+      hand_out_all(forward_(args, current), origin_, nullptr, out);
       return;
     }
     slots_.push_back(slot);
@@ -166,7 +170,7 @@ void GraphCache::run(const DLTensor* inputs, size_t num_inputs,
   }
   C10_CUDA_CHECK(cudaGraphLaunch(slot->exec, current.stream()));
   out.reserve(out.size() + slot->outputs.size());  // push_back cannot throw below
-  for (const at::Tensor& t : slot->outputs) out.push_back(hand_out(t, slot));
+  for (const NamedTensor& t : slot->outputs) out.push_back(hand_out(t, origin_, slot));
 }
 
 std::shared_ptr<GraphCache::Slot> GraphCache::capture(const std::vector<at::Tensor>& args,

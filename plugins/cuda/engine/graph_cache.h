@@ -30,15 +30,17 @@ namespace omnirt::cuda_engine {
 class GraphCache {
  public:
   /// The module's forward on `inputs`, enqueued on `stream` (current on this
-  /// thread). Called with the cache's lock held: never concurrently.
-  using Forward = std::function<std::vector<at::Tensor>(const std::vector<at::Tensor>& inputs,
-                                                        const c10::cuda::CUDAStream& stream)>;
+  /// thread), its outputs named. Called with the cache's lock held: never
+  /// concurrently.
+  using Forward = std::function<std::vector<NamedTensor>(const std::vector<at::Tensor>& inputs,
+                                                         const c10::cuda::CUDAStream& stream)>;
 
   static constexpr size_t kSlotsPerSignature = 4;
   /// Before a capture: cuBLAS handles, workspaces, lazily loaded kernels, JIT profiling.
   static constexpr int kWarmupRuns = 3;
 
-  GraphCache(int device, Forward forward);
+  /// Runs of module `origin` (which its outputs name as their maker).
+  GraphCache(int device, const void* origin, Forward forward);
   ~GraphCache();
   GraphCache(const GraphCache&) = delete;
   GraphCache& operator=(const GraphCache&) = delete;
@@ -51,7 +53,8 @@ class GraphCache {
  private:
   struct Slot;
 
-  // Dtypes and shapes of a run's inputs.
+  // Dtypes (in canonical form: either bool form matches) and shapes of a
+  // run's inputs.
   struct Signature {
     std::vector<DLDataType> dtypes;
     std::vector<std::vector<int64_t>> shapes;
@@ -67,6 +70,7 @@ class GraphCache {
   bool uncapturable(const DLTensor* inputs, size_t num_inputs) const;
 
   const int device_;
+  const void* const origin_;
   const Forward forward_;
   std::mutex mutex_;  // guards everything below, and every forward_ call
   std::vector<std::shared_ptr<Slot>> slots_;

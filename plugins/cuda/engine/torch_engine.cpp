@@ -1,5 +1,8 @@
 // TorchScript on a CUDA libtorch. Eager: the module, eval(). Compile: frozen
-// and optimized for inference, run through a GraphCache (graph_cache.h).
+// and optimized for inference, run through a GraphCache (graph_cache.h) when
+// forward takes tensors only (a graph would keep a scalar argument's first
+// value). Arguments, results and their names as in the cpu engine
+// (plugins/common/torch_engine).
 #include "torch_engine.h"
 
 #include <torch/script.h>
@@ -12,11 +15,16 @@
 #include <vector>
 
 #include "graph_cache.h"
+#include "torch_engine/forward_signature.h"
+#include "torch_engine/warning_capture.h"
 
 namespace omnirt::cuda_engine {
 namespace {
 
 using omnirt::plugin::fail;
+using torch_common::ForwardSignature;
+
+constexpr const char* kEngine = "the cuda engine";
 
 // forward's stack for `n` inputs, with room for the `self` that
 // Method::operator() inserts first: the insert then moves the inputs up
@@ -27,29 +35,19 @@ std::vector<c10::IValue> stack_for(size_t n) {
   return stack;
 }
 
-void flatten(const c10::IValue& value, std::vector<at::Tensor>& out) {
-  if (value.isTensor()) {
-    out.push_back(value.toTensor());
-  } else if (value.isTuple() || value.isList()) {
-    const auto elements =
-        value.isTuple() ? value.toTupleRef().elements().vec() : value.toListRef().vec();
-    for (const c10::IValue& element : elements) flatten(element, out);
-  } else {
-    fail(OMNIRT_STATUS_INVALID_ARGUMENT, "forward returned a " + value.type()->annotation_str() +
-                                             "; the cuda engine returns only tensors");
-  }
-}
-
 class TorchScriptModule final : public omnirt_cuda_engine_module {
  public:
   // `m` as it will run: frozen and optimized already for the compile tier.
+  // Refuses a forward whose arguments or result the engine cannot pass.
   TorchScriptModule(torch::jit::Module m, int device_index, bool compile_tier)
       : omnirt_cuda_engine_module(device_index),
         module_(std::move(m)),
-        forward_method_(module_.get_method("forward")) {
-    if (compile_tier) {
-      graphs_.emplace(device_index, [this](const std::vector<at::Tensor>& inputs,
-                                           const c10::cuda::CUDAStream&) {
+        forward_method_(module_.get_method("forward")),
+        signature_(ForwardSignature::of(forward_method_.function().getSchema(), kEngine)) {
+    torch_common::check_result_type(forward_method_.function().getSchema(), kEngine);
+    if (compile_tier && !signature_.takes_scalars()) {
+      graphs_.emplace(device_index, this, [this](const std::vector<at::Tensor>& inputs,
+                                                 const c10::cuda::CUDAStream&) {
         std::vector<c10::IValue> stack = stack_for(inputs.size());
         for (const at::Tensor& t : inputs) stack.emplace_back(t);
         return forward(std::move(stack));
@@ -60,29 +58,27 @@ class TorchScriptModule final : public omnirt_cuda_engine_module {
   void run(const DLTensor* inputs, size_t num_inputs, const c10::cuda::CUDAStream& stream,
            std::vector<DLManagedTensor*>& out, std::string& note) override {
     if (graphs_) return graphs_->run(inputs, num_inputs, stream, out, note);
-    std::vector<c10::IValue> stack = stack_for(num_inputs);
-    for (size_t i = 0; i < num_inputs; ++i) stack.emplace_back(wrap(inputs[i], device, i));
-    hand_out_all(forward(std::move(stack)), nullptr, out);
+    const int on = device;
+    std::vector<c10::IValue> stack = torch_common::to_arguments(
+        signature_, inputs, num_inputs,
+        [on](const DLTensor& t, size_t index, const std::string& name) {
+          return wrap(t, on, index, name);
+        });
+    hand_out_all(forward(std::move(stack)), this, nullptr, out);
   }
 
  private:
-  // Runs forward on `stack` (the inputs, from stack_for) and flattens its result.
-  std::vector<at::Tensor> forward(std::vector<c10::IValue> stack) {
+  // Runs forward on `stack` (the inputs, with room for `self`) and flattens its result.
+  std::vector<NamedTensor> forward(std::vector<c10::IValue> stack) {
     c10::InferenceMode inference;  // a graph replay needs none: it is set here only
-    c10::IValue result = forward_method_(std::move(stack));
-    std::vector<at::Tensor> outputs;
-    if (result.isTensor()) {
-      outputs.push_back(std::move(result).toTensor());  // the common case
-    } else {
-      flatten(result, outputs);
-    }
-    return outputs;
+    return torch_common::flatten_result(forward_method_(std::move(stack)));
   }
 
   torch::jit::Module module_;
   // `module_`'s forward, looked up once: Module::forward looks it up by name
   // on every call. Method::operator() is const; concurrent runs share it.
   torch::jit::Method forward_method_;
+  const ForwardSignature signature_;
   std::optional<GraphCache> graphs_;  // the compile tier's
 };
 
@@ -91,6 +87,7 @@ class TorchScriptModule final : public omnirt_cuda_engine_module {
 omnirt_status load_torchscript(const void* data, size_t size, const char* path, int32_t tier,
                                int32_t device, omnirt_cuda_engine_module** out, char* message,
                                size_t capacity) noexcept {
+  torch_common::WarningCapture warnings;
   return guarded(message, capacity, [&] {
     check_load_arguments(tier, device);
     const c10::Device target(c10::kCUDA, c10::DeviceIndex(device));

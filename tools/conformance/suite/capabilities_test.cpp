@@ -7,6 +7,7 @@
 #include "features.hpp"
 #include "kit.hpp"
 #include "module_wrap.hpp"
+#include "probe.hpp"
 #include "resources.hpp"
 
 namespace omnirt::conformance {
@@ -236,6 +237,32 @@ Calls use_module_tier(omnirt_backend* b, const std::string& tier) {
 Calls use_modules(omnirt_backend* b) { return use_module_tier(b, "eager"); }
 Calls use_compile(omnirt_backend* b) { return use_module_tier(b, "compile"); }
 
+// Naming an output needs a module that returns a dict, which the kit cannot
+// make for every format: an advertised feature must at least have its slot.
+// With the bit clear the host never calls the slot, so there is nothing to see.
+Calls use_output_names(omnirt_backend*) {
+  const bool slot = shared_probe("raw")["output_name_slot"] == "1";
+  const bool usable = advertised(OMNIRT_FEATURE_OUTPUT_NAMES) && slot;
+  return {{"the output_name slot", usable ? OMNIRT_STATUS_OK : OMNIRT_STATUS_NOT_SUPPORTED,
+           OMNIRT_STATUS_OK, usable ? "" : "the vtable has no output_name slot"}};
+}
+
+// Loading a real engine is format-specific (and slow): an advertised
+// engine_prepare must be there and refuse a format no engine loads.
+Calls use_engine_prepare(omnirt_backend*) {
+  const ProbeResult& raw = shared_probe("raw");
+  const bool usable = advertised(OMNIRT_FEATURE_ENGINE_PREPARE) && raw["engine_prepare_slot"] == "1";
+  if (!usable) {
+    return {{"the engine_prepare slot", OMNIRT_STATUS_NOT_SUPPORTED, OMNIRT_STATUS_OK,
+             "the vtable has no engine_prepare slot"}};
+  }
+  const auto status = static_cast<omnirt_status>(std::stoi(raw["engine_prepare_unknown_format"]));
+  if (status == OMNIRT_STATUS_NOT_SUPPORTED) return {{"engine_prepare", OMNIRT_STATUS_OK}};
+  // Anything else, OK included, is wrong: reported as what it returned.
+  return {{"engine_prepare of an unknown format", OMNIRT_STATUS_INTERNAL, OMNIRT_STATUS_OK,
+           std::string("returned ") + omnirt_status_name(status) + ", not NOT_SUPPORTED"}};
+}
+
 Calls use_peer_copy(omnirt_backend* b) {
   DeviceMemory d0(b, 0), d1(b, 1);
   omnirt_malloc(b, 0, kSize, d0.out());
@@ -285,7 +312,9 @@ KIT_TEST_P(Features, MatchBehaviour, 7) {
     case OMNIRT_FEATURE_COMPILE: use = use_compile; break;
     case OMNIRT_FEATURE_NAMED_OPS: use = use_named_ops; break;
     case OMNIRT_FEATURE_DEFAULT_STREAM: use = use_default_stream; break;
+    case OMNIRT_FEATURE_OUTPUT_NAMES: use = use_output_names; break;
     case OMNIRT_FEATURE_COLLECTIVES: use = use_collectives; break;
+    case OMNIRT_FEATURE_ENGINE_PREPARE: use = use_engine_prepare; break;
     case OMNIRT_FEATURE_PEER_COPY:
       if (kit().device_count < 2) GTEST_SKIP() << "PEER_COPY needs two devices to check";
       use = use_peer_copy;

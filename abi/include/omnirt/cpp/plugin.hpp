@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <initializer_list>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -67,6 +68,21 @@ class Options {
       if (std::strcmp(args_.option_keys[i], key) == 0) return args_.option_values[i];
     }
     return fallback;
+  }
+  /// Throws INVALID_ARGUMENT naming the first key that is not in `known`, and
+  /// the known ones: a misspelt key fails create instead of being ignored.
+  /// `backend` names the backend in the message. Call it in the constructor.
+  void check_keys(const char* backend, std::initializer_list<const char*> known) const {
+    for (size_t i = 0; i < args_.num_options; ++i) {
+      bool found = false;
+      for (const char* key : known) found = found || std::strcmp(args_.option_keys[i], key) == 0;
+      if (found) continue;
+      std::string list;
+      for (const char* key : known) list += (list.empty() ? "" : ", ") + std::string(key);
+      throw Error(OMNIRT_STATUS_INVALID_ARGUMENT,
+                  std::string(backend) + ": unknown option '" + args_.option_keys[i] +
+                      "' (known options: " + (list.empty() ? "none" : list) + ")");
+    }
   }
 
  private:
@@ -218,6 +234,7 @@ OMNIRT_PLUGIN_DETECT(group_start)
 OMNIRT_PLUGIN_DETECT(group_end)
 OMNIRT_PLUGIN_DETECT(collectives_library)
 OMNIRT_PLUGIN_DETECT(comm_get_async_error)
+OMNIRT_PLUGIN_DETECT(engine_prepare)
 #undef OMNIRT_PLUGIN_DETECT
 
 // One static noexcept trampoline per slot. Each forwards to the method of the
@@ -515,6 +532,11 @@ struct Trampolines {
   static omnirt_status comm_get_async_error(omnirt_backend_state* s, omnirt_comm* comm) noexcept {
     return guard([&] { return self<Impl>(s)->comm_get_async_error(comm); });
   }
+  // Impl: std::string engine_prepare(const char* format); returns what was loaded.
+  static omnirt_status engine_prepare(omnirt_backend_state* s, const char* format,
+                                      char* description, size_t capacity) noexcept {
+    return guard([&] { copy_text(description, capacity, self<Impl>(s)->engine_prepare(format)); });
+  }
 };
 
 // Required slots the class lacks answer NOT_SUPPORTED.
@@ -623,6 +645,7 @@ omnirt_backend_vtable make_vtable(const char* name, const char* version) noexcep
   OMNIRT_PLUGIN_SLOT(group_end, group_end)
   OMNIRT_PLUGIN_SLOT(collectives_library, collectives_library)
   OMNIRT_PLUGIN_SLOT(comm_get_async_error, comm_get_async_error)
+  OMNIRT_PLUGIN_SLOT(engine_prepare, engine_prepare)
   return v;
 }
 #undef OMNIRT_PLUGIN_SLOT

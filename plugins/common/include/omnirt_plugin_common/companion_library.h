@@ -65,6 +65,12 @@ class CompanionLibrary {
     return failure_ == OMNIRT_STATUS_OK && (table_ != nullptr || access(path_.c_str(), R_OK) == 0);
   }
 
+  /// The table when the library is loaded, else nullptr (loads nothing).
+  const Table* loaded() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return table_;
+  }
+
   /// The table, loading the library on the first call. Throws NOT_SUPPORTED
   /// when the file is not installed, UNAVAILABLE when it does not load (a
   /// dependency missing), INCOMPATIBLE for a foreign table; a failed load is
