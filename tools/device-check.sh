@@ -9,7 +9,8 @@
 #   test     ctest -L cuda and omnirt-probe (ctest.log, probe.txt)
 #   bench    the allocator, copy and module benchmarks (bench_*.txt)
 #   kernels  the named-op kernels against ATen: their GPU tests, then
-#            cuda_kernel_bench (kernels.txt)
+#            cuda_kernel_bench (kernels.txt), then its --sweep of candidate
+#            row kernels (sweep.txt; summary also in device-check.log)
 #   aoti     AOTInductor packages: exports the test package, runs the AOTI and
 #            engine GPU tests and omnirt-run on it (aoti.txt), then the goal
 #            benchmark against torch.compile and cuda_aoti_bench (aoti_goal.txt)
@@ -192,6 +193,10 @@ kernels() {
   grep -E "tests passed|tests failed" "$OUT/kernels.txt" | tail -n 1 | tee -a "$LOG"
   run kernels.txt 300 "$dir/bin/cuda_kernel_bench"
   grep -E "^# " "$OUT/kernels.txt" | tail -n 1 | tee -a "$LOG"
+  # Candidate configurations, access policies and grids of the row kernels,
+  # each checked against ATen, timed side by side (bench/cuda/kernel_sweep.h).
+  run sweep.txt 480 "$dir/bin/cuda_kernel_bench" --sweep
+  sed -n '/^# summary/,$p' "$OUT/sweep.txt" | tee -a "$LOG"
 }
 
 # AOTInductor packages: exported here (Inductor compiles: minutes), then
@@ -223,10 +228,18 @@ sync.save(sys.argv[1])' "$work/sync.pt" >>"$OUT/aoti.txt" 2>&1
     --input 4x8:f32 --warmup 1 --iters 3
   run aoti_goal.txt 600 python3 "$ROOT/bench/cuda/aoti_goal.py" --omnirt "$dir/lib/libomnirt.so" \
     --plugin "$plugins/libomnirt_backend_cuda.so" --work "$work" --rounds 100
-  grep -E "goal|MISMATCH|^# " "$OUT/aoti_goal.txt" | tee -a "$LOG"
+  grep -E "goal|MISMATCH|CRASHED|^# " "$OUT/aoti_goal.txt" | tee -a "$LOG"
   if [ -x "$dir/bin/cuda_aoti_bench" ]; then
-    run aoti_goal.txt 300 "$dir/bin/cuda_aoti_bench" "$work/resnet50_b8.pt2:8x3x224x224" \
-      "$work/transformer6.pt2:1x128x1024"
+    # Only the packages the goal benchmark exported (an export may have failed).
+    local packages=()
+    for p in resnet50_b8.pt2:8x3x224x224 transformer6.pt2:1x128x1024; do
+      if [ -e "$work/${p%%:*}" ]; then
+        packages+=("$work/$p")
+      else
+        say "cuda_aoti_bench: $work/${p%%:*} was not exported; skipped"
+      fi
+    done
+    [ ${#packages[@]} -gt 0 ] && run aoti_goal.txt 300 "$dir/bin/cuda_aoti_bench" "${packages[@]}"
     grep -E "OmniRT over" "$OUT/aoti_goal.txt" | tee -a "$LOG"
   else
     say "cuda_aoti_bench was not built (needs PyTorch >= 2.7 with AOTInductor)"

@@ -11,9 +11,9 @@
 // / 8), and whether OmniRT's result matches ATen's within the tests'
 // tolerance. The exit status is 1 when a result does not match.
 //
-//   cuda_kernel_bench [SUBSTRING]   (only cases whose line contains it)
+//   cuda_kernel_bench [SUBSTRING]           (only cases whose line contains it)
+//   cuda_kernel_bench --sweep [SUBSTRING]   (candidate row kernels: kernel_sweep.h)
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 #include <torch/cuda.h>
 
 #include <algorithm>
@@ -24,6 +24,8 @@
 #include <vector>
 
 #include "cuda_plugin.h"
+#include "kernel_sweep.h"
+#include "kernel_timing.h"
 #include "op_cases.h"
 #include "torch_helpers.h"
 
@@ -33,79 +35,6 @@ using namespace omnirt::cuda_test;
 
 constexpr int kRounds = 9;
 constexpr double kRoundSeconds = 2e-3;
-
-void check_cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-  }
-}
-
-struct Peak {
-  double bytes_per_second = 0;  // 0: unknown
-  std::string how;
-};
-
-// NVML's answer, for a runtime whose memory-clock attribute fails: the
-// library the driver installs, prototypes as nvml.h declares them (stable).
-Peak nvml_peak(int device) {
-  void* nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (nvml == nullptr) return {0, "unknown (no memory clock from CUDA, no libnvidia-ml.so.1)"};
-  using Init = int (*)();
-  using ByBusId = int (*)(const char*, void**);
-  using Clock = int (*)(void*, int, unsigned*);
-  using Width = int (*)(void*, unsigned*);
-  auto init = reinterpret_cast<Init>(dlsym(nvml, "nvmlInit_v2"));
-  auto by_bus_id = reinterpret_cast<ByBusId>(dlsym(nvml, "nvmlDeviceGetHandleByPciBusId_v2"));
-  auto max_clock = reinterpret_cast<Clock>(dlsym(nvml, "nvmlDeviceGetMaxClockInfo"));
-  auto bus_width = reinterpret_cast<Width>(dlsym(nvml, "nvmlDeviceGetMemoryBusWidth"));
-  char bus[32] = "";
-  void* handle = nullptr;
-  unsigned mhz = 0, bits = 0;
-  constexpr int kNvmlClockMem = 2;
-  if (init == nullptr || by_bus_id == nullptr || max_clock == nullptr || bus_width == nullptr ||
-      cudaDeviceGetPCIBusId(bus, sizeof bus, device) != cudaSuccess || init() != 0 ||
-      by_bus_id(bus, &handle) != 0 || max_clock(handle, kNvmlClockMem, &mhz) != 0 ||
-      bus_width(handle, &bits) != 0 || mhz == 0 || bits == 0) {
-    return {0, "unknown (no memory clock from CUDA or NVML)"};
-  }
-  return {2.0 * mhz * 1e6 * bits / 8,
-          "NVML: 2 x " + std::to_string(mhz) + " MHz x " + std::to_string(bits) + " bit / 8"};
-}
-
-// The device's peak memory bandwidth. CUDA 13 dropped cudaDeviceProp's
-// memoryClockRate; the attribute remains (in kHz), with NVML behind it.
-Peak memory_peak(int device) {
-  int khz = 0, bits = 0;
-  if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, device) == cudaSuccess &&
-      cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, device) == cudaSuccess &&
-      khz > 0 && bits > 0) {
-    return {2.0 * khz * 1e3 * bits / 8, "cudaDeviceGetAttribute: 2 x " + std::to_string(khz / 1000) +
-                                            " MHz x " + std::to_string(bits) + " bit / 8"};
-  }
-  cudaGetLastError();  // not sticky; cleared so later checks see their own errors
-  return nvml_peak(device);
-}
-
-double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
-// Seconds per call of `run(i)` (i counts calls), `calls` calls between two events.
-double seconds_per_call(const std::function<void(int)>& run, int calls) {
-  cudaEvent_t start, stop;
-  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
-  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
-  check_cuda(cudaEventRecord(start, nullptr), "cudaEventRecord");
-  for (int i = 0; i < calls; ++i) run(i);
-  check_cuda(cudaEventRecord(stop, nullptr), "cudaEventRecord");
-  check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
-  float ms = 0;
-  check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return ms * 1e-3 / calls;
-}
 
 // Medians of OmniRT's and ATen's seconds per call, taking turns.
 std::pair<double, double> time_both(const std::function<void(int)>& omnirt,
@@ -132,14 +61,9 @@ struct Totals {
 
 void run_case(CudaPlugin& plugin, const OpCase& c, const Peak& peak, size_t l2_bytes,
               Totals& totals) {
-  const auto options = torch::TensorOptions().device(torch::kCUDA).dtype(c.dtype);
-  std::vector<std::vector<at::Tensor>> sets = {op_inputs(c.op, c.shape, options)};
-  size_t bytes = 0;  // read and written per call
-  for (const at::Tensor& t : sets[0]) bytes += t.nbytes();
-  bytes += sets[0][0].nbytes();
-  // Enough sets that three L2s' worth of data lies between two uses of one.
-  const size_t count = std::min<size_t>(16, 1 + 3 * l2_bytes / bytes);
-  while (sets.size() < count) sets.push_back(op_inputs(c.op, c.shape, options));
+  const CaseInputs in = case_inputs(c, l2_bytes);
+  const std::vector<std::vector<at::Tensor>>& sets = in.sets;
+  const size_t bytes = in.bytes;  // read and written per call
   std::vector<at::Tensor> outputs;
   std::vector<std::vector<DLTensor>> dl_inputs;
   std::vector<DLTensor> dl_outputs;
@@ -177,8 +101,7 @@ void run_case(CudaPlugin& plugin, const OpCase& c, const Peak& peak, size_t l2_b
   const double mib = double(bytes) / (1 << 20);
   const double gbs = double(bytes) / ours / 1e9, aten_gbs = double(bytes) / theirs / 1e9;
   auto of_peak = [&](double gb) { return peak.bytes_per_second > 0 ? 100 * gb * 1e9 / peak.bytes_per_second : 0; };
-  std::string shape;
-  for (int64_t d : c.shape) shape += (shape.empty() ? "" : "x") + std::to_string(d);
+  const std::string shape = shape_text(c.shape);
   std::printf("%-10s %-4s %-11s %-15s %7.1f %9.1f %9.1f %6.2f %7.0f %5.1f %7.0f %5.1f  %s\n",
               c.op.c_str(), dtype_name(c.dtype), shape.c_str(), c.shape_class.c_str(), mib,
               ours * 1e6, theirs * 1e6, theirs / ours, gbs, of_peak(gbs), aten_gbs,
@@ -215,7 +138,9 @@ void print_copy(const Peak& peak) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string filter = argc > 1 ? argv[1] : "";
+  const bool sweep = argc > 1 && std::string(argv[1]) == "--sweep";
+  const int first_arg = sweep ? 2 : 1;
+  const std::string filter = argc > first_arg ? argv[first_arg] : "";
   CudaPlugin plugin;
   std::string reason;
   if (!plugin.available(&reason) || plugin.device_count() == 0 || !torch::cuda::is_available()) {
@@ -231,6 +156,7 @@ int main(int argc, char** argv) {
                 prop.multiProcessorCount, prop.l2CacheSize / 1048576.0, peak.bytes_per_second / 1e9,
                 peak.how.c_str());
     print_copy(peak);
+    if (sweep) return run_sweep(plugin, filter, peak, prop);
     std::printf("# us: median per call over %d rounds; x: ATen us / OmniRT us (>= 1: OmniRT as fast or "
                 "faster); GB/s: bytes read + written per call / time; %%pk: of peak\n",
                 kRounds);

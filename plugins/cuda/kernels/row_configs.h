@@ -1,7 +1,7 @@
 // How the row kernels (rms_norm, layer_norm, and softmax over the last
 // dimension) spread a row over threads. Shared by kernels/ops.cu, which
 // instantiates one kernel per configuration, op and dtype, and by the
-// plugin's launch planner (row_plan.cpp), so that both name kernels alike.
+// plugin's launch planner (launch_plan.cpp), so that both name kernels alike.
 // Plain C++: nvcc and the host compiler both include it.
 #ifndef OMNIRT_PLUGINS_CUDA_KERNELS_ROW_CONFIGS_H_
 #define OMNIRT_PLUGINS_CUDA_KERNELS_ROW_CONFIGS_H_

@@ -1,0 +1,380 @@
+#include "kernel_sweep.h"
+
+#include <torch/cuda.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/row_configs.h"
+#include "launch_plan.h"
+#include "op_cases.h"
+#include "sweep_configs.h"
+#include "torch_helpers.h"
+
+namespace omnirt::cuda_test {
+namespace {
+
+namespace kernels = omnirt::cuda::kernels;
+
+constexpr int kSweepRounds = 7;
+constexpr double kSweepRoundSeconds = 1e-3;
+constexpr int kThreadsPerSm = 2048;  // as the planner assumes (launch_plan.cpp)
+
+// kRegisters: the row in registers as floats (any dtype, or f32 alone);
+// kPacked: in its 16-bit form (f16/bf16 alone); kLoop: a block of
+// kLoopThreads per row holding none of it (lanes, packs, rows unused).
+enum class Holding { kRegisters, kF32Registers, kPacked, kLoop };
+
+struct Config {
+  const char* suffix;
+  int lanes, packs, rows;
+  Holding holding;
+};
+constexpr Config kConfigs[] = {
+#define OMNIRT_SWEEP_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::kRegisters},
+#define OMNIRT_SWEEP_F32_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::kF32Registers},
+#define OMNIRT_SWEEP_PACKED_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::kPacked},
+#define OMNIRT_SWEEP_LOOP_CONFIG(suffix) {#suffix, 0, 0, 1, Holding::kLoop},
+    OMNIRT_ROW_CONFIGS(OMNIRT_SWEEP_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_SWEEP_F32_CONFIG)
+        OMNIRT_SWEEP_ROW_CONFIGS(OMNIRT_SWEEP_CONFIG) OMNIRT_SWEEP_PACKED_CONFIGS(OMNIRT_SWEEP_PACKED_CONFIG)
+            OMNIRT_SWEEP_LOOP_KERNELS(OMNIRT_SWEEP_LOOP_CONFIG)
+#undef OMNIRT_SWEEP_LOOP_CONFIG
+#undef OMNIRT_SWEEP_PACKED_CONFIG
+#undef OMNIRT_SWEEP_F32_CONFIG
+#undef OMNIRT_SWEEP_CONFIG
+};
+
+bool runs_dtype(const Config& config, int element_bytes) {
+  switch (config.holding) {
+    case Holding::kF32Registers: return element_bytes == 4;
+    case Holding::kPacked: return element_bytes == 2;
+    default: return true;
+  }
+}
+
+long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+// Threads per block and rows per block of `config` for rows of `row_packs`
+// packs, or {0, 0} when it does not hold them or leaves over half of its
+// threads' packs empty (a smaller configuration then does the same work).
+// Loop kernels run rows that give each of their threads a pack at least.
+std::pair<int, int> block_shape(const Config& config, long long row_packs) {
+  if (config.holding == Holding::kLoop) {
+    return row_packs >= kernels::kLoopThreads ? std::pair{kernels::kLoopThreads, 1} : std::pair{0, 0};
+  }
+  if (config.lanes > 0) {
+    const long long capacity = (long long)config.lanes * config.packs;
+    if (row_packs > capacity || 2 * row_packs <= capacity) return {0, 0};
+    return {kernels::kGroupThreads, kernels::kGroupThreads / config.lanes * config.rows};
+  }
+  const long long useful = ceil_div(row_packs, config.packs);
+  const long long threads = std::max<long long>(kernels::kMinRowThreads, ceil_div(useful, 32) * 32);
+  if (threads > kernels::kMaxRowThreads || 2 * useful <= threads) return {0, 0};
+  return {int(threads), 1};
+}
+
+// One way to run a case, its check against ATen and its times.
+struct Candidate {
+  std::string name;       // the kernel's config[_cs], "op_run" or "aten"
+  std::string grid_kind;  // how the grid was chosen
+  Config config{"", 0, 0, 0, Holding::kRegisters};
+  unsigned grid = 0, block = 0;
+  int regs = -1, blocks_per_sm = -1;  // -1: the runtime did not say
+  bool plan = false;                  // the plugin's choice: its kernel and grid
+  std::function<void(int)> run;       // call i (rotates over the input sets)
+  std::string check = "ok";
+  std::vector<double> seconds;
+  double median_us = 0;
+};
+
+// Kernel arguments of one input set, at stable addresses (cudaLaunchKernel
+// reads them through pointers).
+struct KernelArgs {
+  void *x = nullptr, *w = nullptr, *b = nullptr, *y = nullptr;
+  long long rows = 0, n = 0, inner = 1;
+  float eps = 0;
+  std::vector<void*> pointers;
+};
+
+class Sweep {
+ public:
+  Sweep(CudaPlugin& plugin, const Peak& peak, const cudaDeviceProp& prop)
+      : plugin_(plugin), peak_(peak), prop_(prop) {
+    check_cuda(cudaLibraryLoadFromFile(&library_, OMNIRT_SWEEP_FATBIN_PATH, nullptr, nullptr, 0,
+                                       nullptr, nullptr, 0),
+               "cudaLibraryLoadFromFile(" OMNIRT_SWEEP_FATBIN_PATH ")");
+  }
+  ~Sweep() { cudaLibraryUnload(library_); }
+  Sweep(const Sweep&) = delete;
+  Sweep& operator=(const Sweep&) = delete;
+
+  void run_case(const OpCase& c);
+  void print_summary() const;
+  int mismatches() const { return mismatches_; }
+
+ private:
+  // A candidate as the summary names it; us 0: there is none.
+  struct Pick {
+    std::string text = "-";  // config, grid kind, grid x block, regs/blocks per SM
+    double us = 0, pct = 0;
+  };
+  struct Summary {
+    std::string label;
+    double aten_us, op_run_us, plan_us;  // plan_us 0: not among the candidates
+    Pick best;  // the fastest candidate
+    Pick lean;  // the fastest that holds its row packed or not at all
+  };
+
+  std::vector<Candidate> candidates(const OpCase& c, std::vector<KernelArgs>& args);
+  double pct_of_peak(size_t bytes, double us) const {
+    return peak_.bytes_per_second > 0 ? 100 * double(bytes) / (us * 1e-6) / peak_.bytes_per_second : 0;
+  }
+
+  CudaPlugin& plugin_;
+  const Peak& peak_;
+  const cudaDeviceProp& prop_;
+  cudaLibrary_t library_ = nullptr;
+  std::vector<Summary> summary_;
+  int mismatches_ = 0;
+};
+
+std::vector<Candidate> Sweep::candidates(const OpCase& c, std::vector<KernelArgs>& args) {
+  const int element_bytes = c.dtype == at::kFloat ? 4 : 2;
+  const long long n = c.shape.back();
+  const long long rows = args[0].rows;
+  const long long row_packs = n * element_bytes / kernels::kPackBytes;
+  const int sms = prop_.multiProcessorCount;
+  const cuda::LaunchPlan plan = cuda::plan_rows(rows, n, element_bytes, true, sms);
+  std::vector<Candidate> out;
+  for (const Config& config : kConfigs) {
+    if (!runs_dtype(config, element_bytes)) continue;
+    const auto [block, rows_per_block] = block_shape(config, row_packs);
+    if (block == 0) continue;
+    for (const char* access : {"", "_cs"}) {
+      if (config.holding == Holding::kLoop && *access != '\0') continue;  // cached only
+      Candidate k;
+      k.name = std::string(config.suffix) + access;
+      k.config = config;
+      k.block = unsigned(block);
+      const std::string symbol = "omnirt_" + c.op + "_" + dtype_name(c.dtype) + "_" + k.name;
+      cudaKernel_t kernel = nullptr;
+      check_cuda(cudaLibraryGetKernel(&kernel, library_, symbol.c_str()), symbol.c_str());
+      const void* function = reinterpret_cast<const void*>(kernel);
+      cudaFuncAttributes attr{};
+      if (cudaFuncGetAttributes(&attr, function) == cudaSuccess) k.regs = attr.numRegs;
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k.blocks_per_sm, function, block, 0) !=
+          cudaSuccess) {
+        k.blocks_per_sm = -1;
+      }
+      cudaGetLastError();  // an attribute the runtime would not give is not an error of the run
+      // Grids: the planner's (every SM full by thread count), the occupancy
+      // the registers allow, twice that, and one block per step of work.
+      const long long work = ceil_div(rows, rows_per_block);
+      std::vector<std::pair<std::string, long long>> grids = {
+          {"fill", (long long)sms * std::max(1, kThreadsPerSm / block)}};
+      if (k.blocks_per_sm > 0) {
+        grids.push_back({"occ", (long long)sms * k.blocks_per_sm});
+        grids.push_back({"2occ", 2LL * sms * k.blocks_per_sm});
+      }
+      grids.push_back({"all", work});
+      std::vector<long long> seen;
+      for (const auto& [kind, wanted] : grids) {
+        const long long grid = std::max(1LL, std::min(wanted, work));
+        if (std::find(seen.begin(), seen.end(), grid) != seen.end()) continue;
+        seen.push_back(grid);
+        Candidate g = k;
+        g.grid_kind = kind;
+        g.grid = unsigned(grid);
+        g.plan = *access == '\0' && k.name == cuda::variant_suffix(plan.variant) &&
+                 g.grid == plan.grid && g.block == plan.block;
+        g.run = [&args, function, blocks = g.grid, threads = g.block](int i) {
+          KernelArgs& a = args[size_t(i) % args.size()];
+          check_cuda(cudaLaunchKernel(function, dim3(blocks), dim3(threads), a.pointers.data(), 0, nullptr),
+                     "cudaLaunchKernel");
+        };
+        out.push_back(std::move(g));
+      }
+    }
+  }
+  return out;
+}
+
+void Sweep::run_case(const OpCase& c) {
+  const CaseInputs in = case_inputs(c, size_t(prop_.l2CacheSize));
+  const int64_t n = c.shape.back();
+  std::vector<at::Tensor> outputs;
+  std::vector<std::vector<DLTensor>> dl_inputs;
+  std::vector<DLTensor> dl_outputs;
+  std::vector<KernelArgs> args(in.sets.size());
+  outputs.reserve(in.sets.size());  // dl_outputs point into them
+  for (size_t s = 0; s < in.sets.size(); ++s) {
+    const std::vector<at::Tensor>& set = in.sets[s];
+    outputs.push_back(torch::full_like(set[0], NAN));
+    dl_inputs.emplace_back();
+    for (const at::Tensor& t : set) dl_inputs.back().push_back(dl_view(t));
+    dl_outputs.push_back(dl_view(outputs.back()));
+    KernelArgs& a = args[s];
+    a.x = set[0].data_ptr();
+    a.y = outputs.back().data_ptr();
+    a.rows = set[0].numel() / n;
+    a.n = n;
+    if (c.op == "softmax") {
+      a.pointers = {&a.x, &a.y, &a.rows, &a.n, &a.inner};
+    } else {
+      a.w = set[1].data_ptr();
+      a.eps = c.op == "rms_norm" ? 1e-6f : 1e-5f;  // the ops' defaults, as aten_op's
+      a.pointers = {&a.x, &a.w};
+      if (c.op == "layer_norm") {
+        a.b = set[2].data_ptr();
+        a.pointers.push_back(&a.b);
+      }
+      a.pointers.insert(a.pointers.end(), {&a.y, &a.rows, &a.n, &a.eps});
+    }
+  }
+
+  std::vector<Candidate> all = candidates(c, args);
+  const omnirt_backend_vtable& vt = *plugin_.vt();
+  std::string op_run_error;
+  Candidate op_run;
+  op_run.name = "op_run";
+  op_run.grid_kind = "plugin";
+  op_run.run = [&](int i) {
+    const size_t s = size_t(i) % in.sets.size();
+    if (vt.op_run(plugin_.state(), c.op.c_str(), dl_inputs[s].data(), dl_inputs[s].size(), &dl_outputs[s],
+                  1, nullptr, 0, nullptr) != OMNIRT_STATUS_OK) {
+      op_run_error = last_error();
+    }
+  };
+  all.push_back(op_run);
+  Candidate aten;
+  aten.name = "aten";
+  aten.grid_kind = "ATen";
+  at::Tensor aten_result;
+  aten.run = [&](int i) { aten_result = aten_op(c.op, in.sets[size_t(i) % in.sets.size()]); };
+  all.push_back(aten);
+
+  // Checked first, each on input set 0 into a NaN-filled output.
+  aten.run(0);
+  const at::Tensor want = aten_result.to(torch::kFloat);
+  const double tol = op_tolerance(c.dtype);
+  std::vector<Candidate> timed;
+  for (Candidate& k : all) {
+    if (k.name == "aten") {
+      timed.push_back(k);
+      continue;
+    }
+    outputs[0].fill_(NAN);
+    std::string error;
+    try {
+      k.run(0);
+      check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (error.empty() && k.name == "op_run") error = op_run_error;
+    if (!error.empty()) {
+      k.check = "FAILED: " + error;
+    } else {
+      const at::Tensor got = outputs[0].to(torch::kFloat);
+      if (!torch::allclose(got, want, tol, tol)) {
+        k.check = "MISMATCH: max abs error " + std::to_string((got - want).abs().max().item<float>());
+      }
+    }
+    if (k.check == "ok") {
+      timed.push_back(k);
+    } else {
+      ++mismatches_;
+      std::printf("#   %s %s grid %u x %u: %s\n", k.name.c_str(), k.grid_kind.c_str(), k.grid, k.block,
+                  k.check.c_str());
+    }
+  }
+
+  // Taking turns: each round runs every candidate once, starting one further on.
+  for (Candidate& k : timed) {
+    for (int i = 0; i < 3; ++i) k.run(i);
+  }
+  const double rough = seconds_per_call(aten.run, 3);
+  const int calls = std::max(5, int(kSweepRoundSeconds / std::max(rough, 1e-7)));
+  for (int round = 0; round < kSweepRounds; ++round) {
+    for (size_t i = 0; i < timed.size(); ++i) {
+      Candidate& k = timed[(i + size_t(round)) % timed.size()];
+      k.seconds.push_back(seconds_per_call(k.run, calls));
+    }
+  }
+  for (Candidate& k : timed) k.median_us = median(k.seconds) * 1e6;
+  std::sort(timed.begin(), timed.end(),
+            [](const Candidate& a, const Candidate& b) { return a.median_us < b.median_us; });
+
+  const std::string label = c.op + " " + dtype_name(c.dtype) + " " + shape_text(c.shape);
+  const auto find = [&](const std::string& name) {
+    return std::find_if(timed.begin(), timed.end(), [&](const Candidate& k) { return k.name == name; });
+  };
+  const double aten_us = find("aten")->median_us;
+  const auto plan = std::find_if(timed.begin(), timed.end(), [](const Candidate& k) { return k.plan; });
+  const auto best = std::find_if(timed.begin(), timed.end(),
+                                 [](const Candidate& k) { return k.name != "aten" && k.name != "op_run"; });
+  const auto lean = std::find_if(timed.begin(), timed.end(), [](const Candidate& k) {
+    return k.config.holding == Holding::kPacked || k.config.holding == Holding::kLoop;
+  });
+  const auto pick = [&](std::vector<Candidate>::const_iterator k) {
+    if (k == timed.end()) return Pick{};
+    return Pick{k->name + " " + k->grid_kind + " " + std::to_string(k->grid) + "x" + std::to_string(k->block) +
+                    " " + std::to_string(k->regs) + "r/" + std::to_string(k->blocks_per_sm) + "b",
+                k->median_us, pct_of_peak(in.bytes, k->median_us)};
+  };
+  std::printf("\n## %s (%s), %.1f MiB, %d calls per round\n", label.c_str(), c.shape_class.c_str(),
+              double(in.bytes) / (1 << 20), calls);
+  std::printf("%-10s %5s %5s %4s %5s %7s %-6s %4s %4s %9s %6s %5s\n", "candidate", "lanes", "packs", "rows",
+              "block", "grid", "by", "regs", "b/SM", "us", "x_aten", "%pk");
+  for (const Candidate& k : timed) {
+    std::printf("%-10s %5d %5d %4d %5u %7u %-6s %4d %4d %9.1f %6.2f %5.1f%s\n", k.name.c_str(), k.config.lanes,
+                k.config.packs, k.config.rows, k.block, k.grid, k.grid_kind.c_str(), k.regs, k.blocks_per_sm,
+                k.median_us, aten_us / k.median_us, pct_of_peak(in.bytes, k.median_us),
+                k.plan ? "  <- plugin's plan" : "");
+  }
+  std::fflush(stdout);
+  summary_.push_back({label, aten_us, find("op_run") != timed.end() ? find("op_run")->median_us : 0,
+                      plan != timed.end() ? plan->median_us : 0, pick(best), pick(lean)});
+}
+
+void Sweep::print_summary() const {
+  std::printf("\n# summary: us per call (medians); plan: the plugin's kernel and grid among the candidates "
+              "(0: not among them); best: the fastest candidate, lean: the fastest holding its row packed "
+              "(*h) or not at all (lv, l2), each with registers r / blocks per SM b; x: ATen us / its us\n");
+  std::printf("%-26s %9s %9s %9s  %-34s %9s %6s %5s  %-34s %9s %6s %5s\n", "case", "aten", "op_run", "plan",
+              "best candidate", "best", "x", "%pk", "lean candidate", "lean", "x", "%pk");
+  const auto ratio = [](double aten_us, double us) { return us > 0 ? aten_us / us : 0; };
+  for (const Summary& s : summary_) {
+    std::printf("%-26s %9.1f %9.1f %9.1f  %-34s %9.1f %6.2f %5.1f  %-34s %9.1f %6.2f %5.1f\n", s.label.c_str(),
+                s.aten_us, s.op_run_us, s.plan_us, s.best.text.c_str(), s.best.us, ratio(s.aten_us, s.best.us),
+                s.best.pct, s.lean.text.c_str(), s.lean.us, ratio(s.aten_us, s.lean.us), s.lean.pct);
+  }
+}
+
+}  // namespace
+
+int run_sweep(CudaPlugin& plugin, const std::string& filter, const Peak& peak, const cudaDeviceProp& prop) {
+  std::printf("# sweep: candidate row kernels (bench/cuda/sweep_configs.h, kernels/row_configs.h; _cs: "
+              "streaming loads and stores; *h: the row held as f16/bf16; lv, l2: a block per row, no "
+              "row held, three and two reads), medians over %d rounds taking turns; grid by: fill = "
+              "SMs x %d / block (the planner's), occ = SMs x blocks per SM the registers allow, 2occ, "
+              "all = a block per step of rows; b/SM: occupancy\n",
+              kSweepRounds, kThreadsPerSm);
+  Sweep sweep(plugin, peak, prop);
+  for (const OpCase& c : op_cases()) {
+    if (c.op == "geglu") continue;
+    const std::string line = c.op + " " + dtype_name(c.dtype) + " " + shape_text(c.shape) + " " + c.shape_class;
+    if (line.find(filter) == std::string::npos) continue;
+    sweep.run_case(c);
+  }
+  sweep.print_summary();
+  std::printf("# %d candidates not matching ATen or failing\n", sweep.mismatches());
+  return sweep.mismatches() == 0 ? 0 : 1;
+}
+
+}  // namespace omnirt::cuda_test

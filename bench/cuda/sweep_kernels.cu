@@ -1,0 +1,42 @@
+// The candidates of `cuda_kernel_bench --sweep`: the row kernels (rms_norm,
+// layer_norm, softmax) of every register configuration, the plugin's
+// (kernels/row_configs.h) and the sweep's (sweep_configs.h), each with both
+// Access policies, the packed ones for f16/bf16, and the loop kernels, from
+// the plugin's own device code (row_kernels.cuh).
+// Names: omnirt_<op>_<dtype>_<config> (cached, as the plugin's) and
+// omnirt_<op>_<dtype>_<config>_cs (streaming); loop kernels are cached only.
+// The bench loads this fatbin from the build tree; the plugin never sees it.
+#include "row_kernels.cuh"
+#include "sweep_configs.h"
+
+using namespace omnirt::cuda::kernels;
+
+#define OMNIRT_SWEEP_HELD(dt, T, cfg, LANES, V, R, Packed)                     \
+  OMNIRT_ROW_KERNELS_HELD(dt, T, cfg, LANES, V, R, Access::kCached, Packed) \
+  OMNIRT_ROW_KERNELS_HELD(dt, T, cfg##_cs, LANES, V, R, Access::kStreaming, Packed)
+
+#define OMNIRT_SWEEP_KERNELS(dt, T, cfg, LANES, V, R) OMNIRT_SWEEP_HELD(dt, T, cfg, LANES, V, R, false)
+
+#define OMNIRT_SWEEP_ALL_DTYPES(cfg, LANES, V, R)                 \
+  OMNIRT_SWEEP_KERNELS(f32, float, cfg, LANES, V, R)              \
+  OMNIRT_SWEEP_KERNELS(f16, __half, cfg, LANES, V, R)             \
+  OMNIRT_SWEEP_KERNELS(bf16, __nv_bfloat16, cfg, LANES, V, R)
+
+#define OMNIRT_SWEEP_F32(cfg, LANES, V, R) OMNIRT_SWEEP_KERNELS(f32, float, cfg, LANES, V, R)
+
+OMNIRT_ROW_CONFIGS(OMNIRT_SWEEP_ALL_DTYPES)
+OMNIRT_ROW_CONFIGS_F32(OMNIRT_SWEEP_F32)
+OMNIRT_SWEEP_ROW_CONFIGS(OMNIRT_SWEEP_ALL_DTYPES)
+
+#define OMNIRT_SWEEP_PACKED(cfg, LANES, V, R)               \
+  OMNIRT_SWEEP_HELD(f16, __half, cfg, LANES, V, R, true) \
+  OMNIRT_SWEEP_HELD(bf16, __nv_bfloat16, cfg, LANES, V, R, true)
+OMNIRT_SWEEP_PACKED_CONFIGS(OMNIRT_SWEEP_PACKED)
+
+#define OMNIRT_SWEEP_LOOP_lv(dt, T) OMNIRT_LOOP_KERNELS(dt, T, lv, kPack<T>)
+#define OMNIRT_SWEEP_LOOP_l2(dt, T) OMNIRT_TWO_PASS_KERNELS(dt, T, l2)
+#define OMNIRT_SWEEP_LOOP(cfg)                \
+  OMNIRT_SWEEP_LOOP_##cfg(f32, float)         \
+  OMNIRT_SWEEP_LOOP_##cfg(f16, __half)        \
+  OMNIRT_SWEEP_LOOP_##cfg(bf16, __nv_bfloat16)
+OMNIRT_SWEEP_LOOP_KERNELS(OMNIRT_SWEEP_LOOP)

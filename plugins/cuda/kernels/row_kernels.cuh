@@ -1,0 +1,704 @@
+// The device code of the omnirt.nn kernels: templates over the element type
+// and, for the row ops, the register configuration (row_configs.h) and how
+// the row is read and written (Access). kernels/ops.cu instantiates the
+// plugin's kernels from them (OMNIRT_ROW_KERNELS, OMNIRT_DTYPE_KERNELS);
+// bench/cuda/sweep_kernels.cu instantiates candidate configurations for the
+// kernel benchmark's --sweep, so that what the sweep times is this code.
+//
+// Same semantics as the cpu reference kernels (plugins/cpu/ops/kernels.h);
+// f16 and bf16 are read and written in their type and accumulated in f32.
+// Memory-bound, so every kernel moves each byte once where it can: 16-byte
+// loads and stores, a row kept in registers between its reduction and its
+// output (row_configs.h says how a row is spread over threads; f16/bf16 rows
+// may be held in their 16-bit form, Held below), reductions
+// through warp shuffles (and shared memory across the warps of a block), and
+// grids sized to the GPU by the planner (launch_plan.cpp), walking rows in
+// grid-stride loops.
+#ifndef OMNIRT_PLUGINS_CUDA_KERNELS_ROW_KERNELS_CUH_
+#define OMNIRT_PLUGINS_CUDA_KERNELS_ROW_KERNELS_CUH_
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "row_configs.h"
+
+namespace omnirt::cuda::kernels {
+
+__device__ __forceinline__ float to_float(float v) { return v; }
+__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+template <class T>
+__device__ __forceinline__ T from_float(float v);
+template <>
+__device__ __forceinline__ float from_float<float>(float v) {
+  return v;
+}
+template <>
+__device__ __forceinline__ __half from_float<__half>(float v) {
+  return __float2half(v);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+  return __float2bfloat16(v);
+}
+
+// Elements of T in one 16-byte pack.
+template <class T>
+constexpr int kPack = kPackBytes / int(sizeof(T));
+
+// How a row kernel reads its input and writes its output. kStreaming marks
+// both as touched once (ld.global.cs, st.global.cs: evict first), so that L2
+// keeps what is read again (weight, bias); kCached is the default policy.
+enum class Access { kCached, kStreaming };
+
+// E elements at p as floats: one 16-byte access when E fills a pack (p is
+// then 16-byte aligned), a scalar one when E is 1.
+template <Access A = Access::kCached, class T, int E>
+__device__ __forceinline__ void load(const T* p, float (&out)[E]) {
+  if constexpr (E == 1) {
+    out[0] = to_float(A == Access::kStreaming ? __ldcs(p) : *p);
+  } else {
+    static_assert(E == kPack<T>, "a pack is 16 bytes");
+    const uint4* pack = reinterpret_cast<const uint4*>(p);
+    const uint4 raw = A == Access::kStreaming ? __ldcs(pack) : *pack;
+    const T* elements = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+    for (int e = 0; e < E; ++e) out[e] = to_float(elements[e]);
+  }
+}
+
+template <Access A = Access::kCached, class T, int E>
+__device__ __forceinline__ void store(T* p, const float (&in)[E]) {
+  if constexpr (E == 1) {
+    if constexpr (A == Access::kStreaming) {
+      __stcs(p, from_float<T>(in[0]));
+    } else {
+      *p = from_float<T>(in[0]);
+    }
+  } else {
+    static_assert(E == kPack<T>, "a pack is 16 bytes");
+    uint4 raw;
+    T* elements = reinterpret_cast<T*>(&raw);
+#pragma unroll
+    for (int e = 0; e < E; ++e) elements[e] = from_float<T>(in[e]);
+    if constexpr (A == Access::kStreaming) {
+      __stcs(reinterpret_cast<uint4*>(p), raw);
+    } else {
+      *reinterpret_cast<uint4*>(p) = raw;
+    }
+  }
+}
+
+struct Sum {
+  __device__ float operator()(float a, float b) const { return a + b; }
+  __device__ static float identity() { return 0.f; }
+};
+struct Max {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+  __device__ static float identity() { return -INFINITY; }
+};
+
+// How a register configuration holds one pack of its row between passes: as
+// E floats, which a pass may transform in place for the next (keep), or
+// (Packed, for f16/bf16) as the 16 bytes read, converted to floats on each
+// pass and never changed (keep does nothing; a later pass transforms again):
+// half the registers, so that more blocks fit on an SM.
+template <class T, bool Packed>
+struct Held {
+  static constexpr int E = kPack<T>;
+  float f[E];
+  template <Access A>
+  __device__ void load_from(const T* p) { load<A>(p, f); }
+  __device__ void fill(float value) {
+#pragma unroll
+    for (int e = 0; e < E; ++e) f[e] = value;
+  }
+  __device__ void get(float (&out)[E]) const {
+#pragma unroll
+    for (int e = 0; e < E; ++e) out[e] = f[e];
+  }
+  __device__ void keep(const float (&in)[E]) {
+#pragma unroll
+    for (int e = 0; e < E; ++e) f[e] = in[e];
+  }
+};
+template <class T>
+struct Held<T, true> {
+  static_assert(sizeof(T) == 2, "f16 or bf16");
+  static constexpr int E = kPack<T>;
+  uint4 raw;
+  template <Access A>
+  __device__ void load_from(const T* p) {
+    const uint4* pack = reinterpret_cast<const uint4*>(p);
+    raw = A == Access::kStreaming ? __ldcs(pack) : *pack;
+  }
+  __device__ void fill(float value) {
+    T* elements = reinterpret_cast<T*>(&raw);
+#pragma unroll
+    for (int e = 0; e < E; ++e) elements[e] = from_float<T>(value);
+  }
+  // The volatile moves make each pass convert afresh: left to itself, nvcc
+  // converts once and keeps the floats, which undoes the packing.
+  __device__ void get(float (&out)[E]) const {
+    uint4 copy;
+    asm volatile("mov.b32 %0, %1;" : "=r"(copy.x) : "r"(raw.x));
+    asm volatile("mov.b32 %0, %1;" : "=r"(copy.y) : "r"(raw.y));
+    asm volatile("mov.b32 %0, %1;" : "=r"(copy.z) : "r"(raw.z));
+    asm volatile("mov.b32 %0, %1;" : "=r"(copy.w) : "r"(raw.w));
+    const T* elements = reinterpret_cast<const T*>(&copy);
+#pragma unroll
+    for (int e = 0; e < E; ++e) out[e] = to_float(elements[e]);
+  }
+  __device__ void keep(const float (&)[E]) {}
+};
+
+// Every thread of the block gets the reduction of all threads' `value`.
+// blockDim.x is a multiple of 32; every thread of the block must call it.
+template <class Op>
+__device__ float block_reduce(float value, Op op) {
+  __shared__ float partial[32];
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();  // `partial` may still be read by a previous reduction
+  if (lane == 0) partial[warp] = value;
+  __syncthreads();
+  value = lane < int(blockDim.x >> 5) ? partial[lane] : Op::identity();
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  }
+  return value;
+}
+
+// Reduces each of R values over the threads that share its row: LANES
+// neighbouring lanes of a warp (every lane of the warp calls it, in step),
+// or with LANES 0 the whole block. The R rows' shuffles interleave.
+template <int LANES, int R, class Op>
+__device__ __forceinline__ void row_reduce(float (&values)[R], Op op) {
+  if constexpr (LANES > 0) {
+#pragma unroll
+    for (int offset = LANES / 2; offset > 0; offset >>= 1) {
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        values[r] = op(values[r], __shfl_xor_sync(0xffffffffu, values[r], offset));
+      }
+    }
+  } else {
+#pragma unroll
+    for (int r = 0; r < R; ++r) values[r] = block_reduce(values[r], op);
+  }
+}
+
+// This thread's place in a register configuration (row_configs.h): the R
+// rows its group works on in the current step of the grid-stride loop, and
+// which packs of them it holds. Every thread of a block takes every step, so
+// that the shuffles and barriers of row_reduce see all of them.
+template <class T, int V, int LANES, int R, Access A, bool Packed>
+struct RowSlice {
+  static constexpr int E = kPack<T>;
+  using Pack = Held<T, Packed>;
+  const int lanes = LANES > 0 ? LANES : int(blockDim.x);
+  const int lane = LANES > 0 ? int(threadIdx.x) % LANES : int(threadIdx.x);
+  const long long groups = LANES > 0 ? blockDim.x / LANES : 1;
+  const long long group = LANES > 0 ? threadIdx.x / LANES : 0;
+  const int n;                // row length; at most lanes * V * E, so an int
+  long long offset[R] = {};   // of each of this step's rows
+  bool valid[R] = {};         // is there such a row?
+
+  __device__ explicit RowSlice(long long row_length) : n(int(row_length)) {}
+
+  // Rows per block and step, and the first row of this block's first step.
+  __device__ long long rows_per_step() const { return groups * R; }
+  __device__ long long first_step() const { return blockIdx.x * rows_per_step(); }
+  __device__ long long step() const { return gridDim.x * rows_per_step(); }
+  // Moves to the step that starts at row `first`: the group's R rows follow
+  // each other, so that together they are one stretch of memory.
+  __device__ void at(long long first, long long rows) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const long long row = first + group * R + r;
+      valid[r] = row < rows;
+      offset[r] = row * n;
+    }
+  }
+  // Column of pack k; the whole pack is in the row when column < n (n % E == 0).
+  __device__ int column(int k) const { return (k * lanes + lane) * E; }
+  __device__ bool holds(int r, int k) const { return valid[r] && column(k) < n; }
+
+  // Loads this thread's packs of its rows of x; packs outside them get
+  // `fill`. Loads only: all R * V of them are in flight before the first use.
+  __device__ void load_rows(const T* x, float fill, Pack (&v)[R][V]) const {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        if (holds(r, k)) {
+          v[r][k].template load_from<A>(x + offset[r] + column(k));
+        } else {
+          v[r][k].fill(fill);
+        }
+      }
+    }
+  }
+};
+
+// For each of the R rows, op over f(element) of this thread's packs.
+template <class Op, int R, int V, class Pack, class F>
+__device__ __forceinline__ void thread_reduce(const Pack (&v)[R][V], float (&out)[R], Op op, F f) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    out[r] = Op::identity();
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      float p[Pack::E];
+      v[r][k].get(p);
+#pragma unroll
+      for (int e = 0; e < Pack::E; ++e) out[r] = op(out[r], f(p[e]));
+    }
+  }
+}
+
+// A pass over this thread's packs: step(r, in_row, element, out[r])
+// transforms each element in place and adds to out[r]; the transformed packs
+// are kept (Held::keep) for the next pass.
+template <class Slice, int R, int V, class Pack, class Step>
+__device__ __forceinline__ void transform_reduce(const Slice& s, Pack (&v)[R][V], float (&out)[R],
+                                                 Step step) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      const bool in_row = s.holds(r, k);
+      float p[Pack::E];
+      v[r][k].get(p);
+#pragma unroll
+      for (int e = 0; e < Pack::E; ++e) step(r, in_row, p[e], out[r]);
+      v[r][k].keep(p);
+    }
+  }
+}
+
+// Writes this thread's packs of its rows to y, each first transformed by
+// finish(r, column, pack) in place (pack: the elements as floats).
+template <Access A, class Slice, class T, int R, int V, class Pack, class F>
+__device__ __forceinline__ void store_rows(const Slice& s, T* y, const Pack (&v)[R][V], F finish) {
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      if (!s.holds(r, k)) continue;
+      float p[Pack::E];
+      v[r][k].get(p);
+      finish(r, s.column(k), p);
+      store<A>(y + s.offset[r] + s.column(k), p);
+    }
+  }
+}
+
+// --- register configurations: one read of each row --------------------------
+
+// The grid-stride loop of a register configuration: body(slice, v) once per
+// step, v holding this thread's packs of its rows (packs outside them: fill).
+// A pass of a body reads v through Held::get and may keep what it computed
+// (Held::keep); where v is Packed, later passes compute it again.
+template <class T, int V, int LANES, int R, Access A, bool Packed, class Body>
+__device__ __forceinline__ void for_each_step(const T* x, long long rows, long long n, float fill,
+                                              Body body) {
+  using Slice = RowSlice<T, V, LANES, R, A, Packed>;
+  Slice s(n);
+  for (long long first = s.first_step(); first < rows; first += s.step()) {
+    s.at(first, rows);
+    typename Slice::Pack v[R][V];
+    s.load_rows(x, fill, v);
+    body(s, v);
+  }
+}
+
+template <class T, int V, int LANES, int R, Access A, bool Packed>
+__device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ weight,
+                              T* __restrict__ y, long long rows, long long n, float eps) {
+  constexpr int E = kPack<T>;
+  for_each_step<T, V, LANES, R, A, Packed>(x, rows, n, 0.f, [&](const auto& s, auto& v) {
+    float scale[R];
+    thread_reduce(v, scale, Sum{}, [](float a) { return a * a; });
+    row_reduce<LANES>(scale, Sum{});
+#pragma unroll
+    for (int r = 0; r < R; ++r) scale[r] = rsqrtf(scale[r] / float(n) + eps);
+    store_rows<A>(s, y, v, [&](int r, int column, float (&pack)[E]) {
+      float w[E];
+      load(weight + column, w);
+#pragma unroll
+      for (int e = 0; e < E; ++e) pack[e] = pack[e] * scale[r] * w[e];
+    });
+  });
+}
+
+template <class T, int V, int LANES, int R, Access A, bool Packed>
+__device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ weight,
+                                const T* __restrict__ bias, T* __restrict__ y, long long rows,
+                                long long n, float eps) {
+  constexpr int E = kPack<T>;
+  for_each_step<T, V, LANES, R, A, Packed>(x, rows, n, 0.f, [&](const auto& s, auto& v) {
+    float mean[R];
+    thread_reduce(v, mean, Sum{}, [](float a) { return a; });
+    row_reduce<LANES>(mean, Sum{});
+    // Two passes over the registers: the variance of centred values does not
+    // cancel catastrophically, and costs no second read of memory.
+    float scale[R] = {};
+#pragma unroll
+    for (int r = 0; r < R; ++r) mean[r] /= float(n);
+    transform_reduce(s, v, scale, [&](int r, bool in_row, float& a, float& squares) {
+      a -= mean[r];
+      if (in_row) squares += a * a;
+    });
+    row_reduce<LANES>(scale, Sum{});
+#pragma unroll
+    for (int r = 0; r < R; ++r) scale[r] = rsqrtf(scale[r] / float(n) + eps);
+    store_rows<A>(s, y, v, [&](int r, int column, float (&pack)[E]) {
+      float w[E], b[E];
+      load(weight + column, w);
+      load(bias + column, b);
+#pragma unroll
+      for (int e = 0; e < E; ++e) {
+        const float centred = Packed ? pack[e] - mean[r] : pack[e];
+        pack[e] = centred * scale[r] * w[e] + b[e];
+      }
+    });
+  });
+}
+
+template <class T, int V, int LANES, int R, Access A, bool Packed>
+__device__ void softmax_rows(const T* __restrict__ x, T* __restrict__ y, long long rows,
+                             long long n) {
+  constexpr int E = kPack<T>;
+  for_each_step<T, V, LANES, R, A, Packed>(x, rows, n, -INFINITY, [&](const auto& s, auto& v) {
+    float top[R];
+    thread_reduce(v, top, Max{}, [](float a) { return a; });
+    row_reduce<LANES>(top, Max{});
+    float sum[R] = {};
+    transform_reduce(s, v, sum, [&](int r, bool in_row, float& a, float& total) {
+      a = in_row || Packed ? __expf(a - top[r]) : 0.f;  // Packed fill: exp(-inf) is 0
+      total += a;
+    });
+    row_reduce<LANES>(sum, Sum{});
+    store_rows<A>(s, y, v, [&](int r, int, float (&pack)[E]) {
+      const float inverse = 1.f / sum[r];
+#pragma unroll
+      for (int e = 0; e < E; ++e) pack[e] = (Packed ? __expf(pack[e] - top[r]) : pack[e]) * inverse;
+    });
+  });
+}
+
+// --- loop kernels: a block per row, one read per pass -----------------------
+
+// Calls f(column, values) for this thread's E-element pieces of a row of n.
+template <int E, class F>
+__device__ __forceinline__ void for_row(long long n, F&& f) {
+  for (long long c = (long long)threadIdx.x * E; c < n; c += (long long)blockDim.x * E) f(c);
+}
+
+// The last pass of the loop kernels: the output at `out` of the row of n at `in`.
+template <class T, int E>
+__device__ __forceinline__ void layer_norm_write(const T* in,
+                                                 const T* weight,
+                                                 const T* bias, T* out,
+                                                 long long n, float mean, float scale) {
+  for_row<E>(n, [&](long long c) {
+    float v[E], w[E], b[E];
+    load(in + c, v);
+    load(weight + c, w);
+    load(bias + c, b);
+#pragma unroll
+    for (int e = 0; e < E; ++e) v[e] = (v[e] - mean) * scale * w[e] + b[e];
+    store(out + c, v);
+  });
+}
+
+template <class T, int E>
+__device__ __forceinline__ void softmax_write(const T* in, T* out,
+                                              long long n, float top, float inverse) {
+  for_row<E>(n, [&](long long c) {
+    float v[E];
+    load(in + c, v);
+#pragma unroll
+    for (int e = 0; e < E; ++e) v[e] = __expf(v[e] - top) * inverse;
+    store(out + c, v);
+  });
+}
+
+template <class T, int E>
+__device__ void rms_norm_loop(const T* __restrict__ x, const T* __restrict__ weight,
+                              T* __restrict__ y, long long rows, long long n, float eps) {
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* in = x + row * n;
+    float squares = 0.f;
+    for_row<E>(n, [&](long long c) {
+      float v[E];
+      load(in + c, v);
+#pragma unroll
+      for (int e = 0; e < E; ++e) squares += v[e] * v[e];
+    });
+    const float scale = rsqrtf(block_reduce(squares, Sum{}) / float(n) + eps);
+    for_row<E>(n, [&](long long c) {
+      float v[E], w[E];
+      load(in + c, v);
+      load(weight + c, w);
+#pragma unroll
+      for (int e = 0; e < E; ++e) v[e] = v[e] * scale * w[e];
+      store(y + row * n + c, v);
+    });
+  }
+}
+
+template <class T, int E>
+__device__ void layer_norm_loop(const T* __restrict__ x, const T* __restrict__ weight,
+                                const T* __restrict__ bias, T* __restrict__ y, long long rows,
+                                long long n, float eps) {
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* in = x + row * n;
+    float sum = 0.f;
+    for_row<E>(n, [&](long long c) {
+      float v[E];
+      load(in + c, v);
+#pragma unroll
+      for (int e = 0; e < E; ++e) sum += v[e];
+    });
+    const float mean = block_reduce(sum, Sum{}) / float(n);
+    float squares = 0.f;
+    for_row<E>(n, [&](long long c) {
+      float v[E];
+      load(in + c, v);
+#pragma unroll
+      for (int e = 0; e < E; ++e) squares += (v[e] - mean) * (v[e] - mean);
+    });
+    const float scale = rsqrtf(block_reduce(squares, Sum{}) / float(n) + eps);
+    layer_norm_write<T, E>(in, weight, bias, y + row * n, n, mean, scale);
+  }
+}
+
+template <class T, int E>
+__device__ void softmax_loop(const T* __restrict__ x, T* __restrict__ y, long long rows,
+                             long long n) {
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* in = x + row * n;
+    float top = -INFINITY;
+    for_row<E>(n, [&](long long c) {
+      float v[E];
+      load(in + c, v);
+#pragma unroll
+      for (int e = 0; e < E; ++e) top = fmaxf(top, v[e]);
+    });
+    top = block_reduce(top, Max{});
+    float sum = 0.f;
+    for_row<E>(n, [&](long long c) {
+      float v[E];
+      load(in + c, v);
+#pragma unroll
+      for (int e = 0; e < E; ++e) sum += __expf(v[e] - top);
+    });
+    const float inverse = 1.f / block_reduce(sum, Sum{});
+    softmax_write<T, E>(in, y + row * n, n, top, inverse);
+  }
+}
+
+// --- two-pass kernels: a block per row, no row held, two reads of it -------
+// The second read of a row mostly hits L2. rms_norm_loop already reads twice.
+
+// Pass 1: a running max and the sum of exp(x - max), rescaled when the max
+// grows (online softmax); the threads' pairs meet at the row's max. Pass 2
+// writes.
+template <class T, int E>
+__device__ void softmax_two_pass(const T* __restrict__ x, T* __restrict__ y, long long rows,
+                                 long long n) {
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* in = x + row * n;
+    float top = -INFINITY, sum = 0.f;
+    for_row<E>(n, [&](long long c) {
+      float v[E];
+      load(in + c, v);
+      float grown = top;
+#pragma unroll
+      for (int e = 0; e < E; ++e) grown = fmaxf(grown, v[e]);
+      if (grown == -INFINITY) return;  // exp(-inf - -inf) is NaN; these add 0
+      sum *= __expf(top - grown);
+      top = grown;
+#pragma unroll
+      for (int e = 0; e < E; ++e) sum += __expf(v[e] - top);
+    });
+    const float row_top = block_reduce(top, Max{});
+    const float scaled = top == -INFINITY ? 0.f : sum * __expf(top - row_top);
+    const float inverse = 1.f / block_reduce(scaled, Sum{});
+    softmax_write<T, E>(in, y + row * n, n, row_top, inverse);
+  }
+}
+
+// Pass 1: the sums of x - x[0] and of its squares. Shifted by the row's first
+// element, the variance (squares / n - mean^2) cancels only as far as the row
+// lies away from it, not from 0. Pass 2 writes.
+template <class T, int E>
+__device__ void layer_norm_two_pass(const T* __restrict__ x, const T* __restrict__ weight,
+                                    const T* __restrict__ bias, T* __restrict__ y, long long rows,
+                                    long long n, float eps) {
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* in = x + row * n;
+    const float shift = to_float(in[0]);
+    float sum = 0.f, squares = 0.f;
+    for_row<E>(n, [&](long long c) {
+      float v[E];
+      load(in + c, v);
+#pragma unroll
+      for (int e = 0; e < E; ++e) {
+        sum += v[e] - shift;
+        squares += (v[e] - shift) * (v[e] - shift);
+      }
+    });
+    const float shifted_mean = block_reduce(sum, Sum{}) / float(n);
+    const float variance =
+        fmaxf(block_reduce(squares, Sum{}) / float(n) - shifted_mean * shifted_mean, 0.f);
+    const float mean = shift + shifted_mean, scale = rsqrtf(variance + eps);
+    layer_norm_write<T, E>(in, weight, bias, y + row * n, n, mean, scale);
+  }
+}
+
+// softmax over a dimension that is not the last: `rows` columns, column r
+// walking its n elements at (r / inner) * n * inner + r % inner + k * inner.
+// Neighbouring threads take neighbouring columns, so each step coalesces.
+template <class T>
+__device__ void softmax_columns(const T* __restrict__ x, T* __restrict__ y, long long rows,
+                                long long n, long long inner) {
+  const long long step = (long long)gridDim.x * blockDim.x;
+  for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < rows; r += step) {
+    const long long base = (r / inner) * n * inner + r % inner;
+    float top = -INFINITY;
+    for (long long k = 0; k < n; ++k) top = fmaxf(top, to_float(x[base + k * inner]));
+    float sum = 0.f;
+    for (long long k = 0; k < n; ++k) sum += __expf(to_float(x[base + k * inner]) - top);
+    const float inverse = 1.f / sum;
+    for (long long k = 0; k < n; ++k) {
+      y[base + k * inner] = from_float<T>(__expf(to_float(x[base + k * inner]) - top) * inverse);
+    }
+  }
+}
+
+// Exact (erf) GELU of a times b, as torch.nn.functional.gelu(approximate='none').
+// E-element pieces first (a, b and y 16-byte aligned when E > 1), then the
+// tail of count % E elements one by one.
+template <class T, int E>
+__device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y,
+                      long long count) {
+  const long long step = (long long)gridDim.x * blockDim.x;
+  const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long pieces = count / E;
+  for (long long i = first; i < pieces; i += step) {
+    float va[E], vb[E];
+    load(a + i * E, va);
+    load(b + i * E, vb);
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+      va[e] = 0.5f * va[e] * (1.f + erff(va[e] * 0.70710678118654752f)) * vb[e];
+    }
+    store(y + i * E, va);
+  }
+  for (long long i = pieces * E + first; i < count; i += step) {
+    float va[1] = {to_float(a[i])}, vb[1] = {to_float(b[i])};
+    va[0] = 0.5f * va[0] * (1.f + erff(va[0] * 0.70710678118654752f)) * vb[0];
+    store(y + i, va);
+  }
+}
+
+}  // namespace omnirt::cuda::kernels
+
+// C names, looked up by cuda_kernels.cpp (and by name by the kernel bench's
+// sweep). Within a dtype every kernel of an op takes the same arguments, so
+// the planner can pick any of them. A: the Access of x and y; Packed: whether
+// the row is held in its 16-bit form (Held), a literal true or false: packed
+// kernels are bounded to two blocks per SM (64 registers a thread), the point
+// of packing.
+#define OMNIRT_ROW_BOUNDS_false(LANES) __launch_bounds__(LANES > 0 ? kGroupThreads : kMaxRowThreads)
+#define OMNIRT_ROW_BOUNDS_true(LANES) \
+  __launch_bounds__(LANES > 0 ? kGroupThreads : kMaxRowThreads, 2)
+#define OMNIRT_ROW_KERNELS_HELD(dt, T, cfg, LANES, V, R, A, Packed)                                \
+  extern "C" __global__ void OMNIRT_ROW_BOUNDS_##Packed(LANES)                                              \
+      omnirt_rms_norm_##dt##_##cfg(const T* x, const T* w, T* y, long long rows, long long n,      \
+                                   float eps) {                                                    \
+    rms_norm_rows<T, V, LANES, R, A, Packed>(x, w, y, rows, n, eps);                               \
+  }                                                                                                \
+  extern "C" __global__ void OMNIRT_ROW_BOUNDS_##Packed(LANES)                                              \
+      omnirt_layer_norm_##dt##_##cfg(const T* x, const T* w, const T* b, T* y, long long rows,     \
+                                     long long n, float eps) {                                     \
+    layer_norm_rows<T, V, LANES, R, A, Packed>(x, w, b, y, rows, n, eps);                          \
+  }                                                                                                \
+  extern "C" __global__ void OMNIRT_ROW_BOUNDS_##Packed(LANES)                                              \
+      omnirt_softmax_##dt##_##cfg(const T* x, T* y, long long rows, long long n, long long) {      \
+    softmax_rows<T, V, LANES, R, A, Packed>(x, y, rows, n);                                        \
+  }
+
+#define OMNIRT_ROW_KERNELS_ACCESS(dt, T, cfg, LANES, V, R, A) \
+  OMNIRT_ROW_KERNELS_HELD(dt, T, cfg, LANES, V, R, A, false)
+
+// The plugin's: the default access.
+#define OMNIRT_ROW_KERNELS(dt, T, cfg, LANES, V, R) \
+  OMNIRT_ROW_KERNELS_ACCESS(dt, T, cfg, LANES, V, R, Access::kCached)
+
+#define OMNIRT_LOOP_KERNELS(dt, T, cfg, E)                                                         \
+  extern "C" __global__ void __launch_bounds__(kLoopThreads)                                       \
+      omnirt_rms_norm_##dt##_##cfg(const T* x, const T* w, T* y, long long rows, long long n,      \
+                                   float eps) {                                                    \
+    rms_norm_loop<T, E>(x, w, y, rows, n, eps);                                                    \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kLoopThreads)                                       \
+      omnirt_layer_norm_##dt##_##cfg(const T* x, const T* w, const T* b, T* y, long long rows,     \
+                                     long long n, float eps) {                                     \
+    layer_norm_loop<T, E>(x, w, b, y, rows, n, eps);                                               \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kLoopThreads)                                       \
+      omnirt_softmax_##dt##_##cfg(const T* x, T* y, long long rows, long long n, long long) {      \
+    softmax_loop<T, E>(x, y, rows, n);                                                             \
+  }
+
+// Two reads of each row, none held (rms_norm's is its loop kernel); 16-byte packs.
+#define OMNIRT_TWO_PASS_KERNELS(dt, T, cfg)                                                        \
+  extern "C" __global__ void __launch_bounds__(kLoopThreads)                                       \
+      omnirt_rms_norm_##dt##_##cfg(const T* x, const T* w, T* y, long long rows, long long n,      \
+                                   float eps) {                                                    \
+    rms_norm_loop<T, kPack<T>>(x, w, y, rows, n, eps);                                             \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kLoopThreads)                                       \
+      omnirt_layer_norm_##dt##_##cfg(const T* x, const T* w, const T* b, T* y, long long rows,     \
+                                     long long n, float eps) {                                     \
+    layer_norm_two_pass<T, kPack<T>>(x, w, b, y, rows, n, eps);                                    \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kLoopThreads)                                       \
+      omnirt_softmax_##dt##_##cfg(const T* x, T* y, long long rows, long long n, long long) {      \
+    softmax_two_pass<T, kPack<T>>(x, y, rows, n);                                                  \
+  }
+
+#define OMNIRT_DTYPE_KERNELS(dt, T)                                                                \
+  OMNIRT_LOOP_KERNELS(dt, T, lv, kPack<T>)                                                         \
+  OMNIRT_LOOP_KERNELS(dt, T, ls, 1)                                                                \
+  extern "C" __global__ void __launch_bounds__(kLoopThreads)                                       \
+      omnirt_softmax_##dt##_cols(const T* x, T* y, long long rows, long long n, long long inner) { \
+    softmax_columns<T>(x, y, rows, n, inner);                                                      \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kElementwiseThreads)                                \
+      omnirt_geglu_##dt##_v(const T* a, const T* b, T* y, long long count) {                       \
+    geglu<T, kPack<T>>(a, b, y, count);                                                            \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kElementwiseThreads)                                \
+      omnirt_geglu_##dt##_s(const T* a, const T* b, T* y, long long count) {                       \
+    geglu<T, 1>(a, b, y, count);                                                                   \
+  }
+
+#define OMNIRT_ROW_CONFIG_KERNELS(cfg, LANES, V, R)    \
+  OMNIRT_ROW_KERNELS(f32, float, cfg, LANES, V, R)     \
+  OMNIRT_ROW_KERNELS(f16, __half, cfg, LANES, V, R)    \
+  OMNIRT_ROW_KERNELS(bf16, __nv_bfloat16, cfg, LANES, V, R)
+
+#define OMNIRT_F32_ROW_CONFIG_KERNELS(cfg, LANES, V, R) OMNIRT_ROW_KERNELS(f32, float, cfg, LANES, V, R)
+
+
+#endif  // OMNIRT_PLUGINS_CUDA_KERNELS_ROW_KERNELS_CUH_
