@@ -5,21 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "omnirt/cpp/host.hpp"
+
 namespace omnirt::run {
 namespace {
 
 bool host_memory(int32_t device_type) {
   return device_type == kDLCPU || device_type == kDLCUDAHost;
-}
-
-bool compact(const DLTensor& t) {
-  if (t.strides == nullptr) return true;
-  int64_t expected = 1;
-  for (int32_t d = t.ndim - 1; d >= 0; --d) {
-    if (t.shape[d] != 1 && t.strides[d] != expected) return false;
-    expected *= t.shape[d];
-  }
-  return true;
 }
 
 // Elements from the first to the last one a strided tensor reaches, and the
@@ -114,7 +106,7 @@ HostTensor to_host(omnirt_backend* backend, const DLTensor& output) {
   host.bytes.resize(static_cast<size_t>(host.numel()) * element);
   if (host.bytes.empty()) return host;
   const auto* data = static_cast<const uint8_t*>(output.data) + output.byte_offset;
-  if (compact(output)) {
+  if (is_compact(output)) {
     copy_to_host(backend, output, data, host.bytes.size(), host.bytes.data());
     return host;
   }

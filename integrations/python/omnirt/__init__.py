@@ -7,11 +7,12 @@
     y = m(torch.randn(1, 4))            # torch in, torch out, no copies
 
 Tensors cross through DLPack without copying; the GIL is released while a
-module or op runs. ``omnirt.compat.BackendRuntime`` implements the OmniRT
+module, op or collective runs. ``b.comm(omnirt.FileStore(dir), rank=r,
+nranks=n)`` joins a group of ranks for collectives (docs/collectives.md). ``omnirt.compat.BackendRuntime`` implements the OmniRT
 Python project's BackendRuntime contract over the native host.
 ``import omnirt`` loads neither torch nor numpy.
 """
-from ._omnirt import Module, Tensor, abi_version, library_version
+from ._omnirt import Communicator, FileStore, Module, Tensor, abi_version, library_version
 from ._records import Attempt, BackendInfo, Candidate, Capabilities, DeviceInfo, SearchDir
 from .errors import *  # noqa: F401,F403 (the exception classes)
 from .errors import __all__ as _errors
@@ -20,7 +21,7 @@ from .runtime import Backend, Report, Runtime
 __version__ = library_version()
 
 __all__ = [
-    "Runtime", "Backend", "Module", "Tensor", "Report",
+    "Runtime", "Backend", "Module", "Tensor", "Report", "FileStore", "Communicator",
     "BackendInfo", "DeviceInfo", "Candidate", "SearchDir", "Capabilities", "Attempt",
     "library_version", "abi_version", *_errors,
 ]

@@ -1,10 +1,12 @@
 """Runtime and Backend: the OmniRT host and its backends from Python."""
+import contextlib
+import math
 import os
 
 from . import _omnirt
 from ._records import BackendInfo, Candidate, Capabilities, DeviceInfo, SearchDir
 from ._sources import module_source
-from .errors import AlreadyExists, InvalidArgument
+from .errors import AlreadyExists, Error, InvalidArgument
 
 __all__ = ["Runtime", "Backend", "Report"]
 
@@ -30,8 +32,8 @@ class Runtime:
     :class:`omnirt.Tensor`), ``"torch"``, ``"numpy"`` or ``"dlpack"``
     (:class:`omnirt.Tensor`). Also a context manager.
 
-    Backends, modules and tensors handed out keep the host loaded: closing
-    or deleting the Runtime first is safe.
+    Backends, modules, communicators and tensors handed out keep the host
+    loaded: closing or deleting the Runtime first is safe.
     """
 
     def __init__(self, plugin_paths=(), config=None, *, ignore_environment=False,
@@ -80,8 +82,8 @@ class Runtime:
         return backend
 
     def close(self):
-        """Lets go of the host; it is unloaded once the backends, modules and
-        tensors handed out are gone too. Idempotent."""
+        """Lets go of the host; it is unloaded once the backends, modules,
+        communicators and tensors handed out are gone too. Idempotent."""
         self._host = None
         self._backends = {}
 
@@ -262,5 +264,57 @@ class Backend:
         """Adds a stage the embedder timed (``"preprocess"``, 1.25) to the report."""
         self._state.add_stage(name, float(milliseconds))
 
+    def collectives_library(self):
+        """The backend's collective library and version (``"gloo 0.5.0
+        (TCP)"``, ``"NCCL 2.21.5 (...)"``). Raises Unavailable or
+        NotSupported with the backend's reason where it has none here."""
+        return _omnirt.collectives_library(self._state)
+
+    def comm(self, store, *, rank, nranks, device=0, key_prefix="", timeout=None):
+        """Joins rank ``rank`` of ``nranks`` on ``device``, meeting the other
+        ranks (processes, here or on hosts sharing the directory) through
+        ``store`` (an :class:`omnirt.FileStore`) under ``key_prefix``. Returns
+        once all arrived, as an :class:`omnirt.Communicator`.
+
+        ``timeout``: seconds for the rendezvous and for every rank to join
+        each later collective (None: 60). A rank that does not come makes the
+        others raise Timeout naming it."""
+        return _omnirt.comm_create(self._state, store, int(rank), int(nranks), int(device),
+                                   str(key_prefix), _timeout_ms(timeout))
+
+    def local_comms(self, devices):
+        """One communicator per device of this process, rank i on
+        ``devices[i]`` (the cpu backend's only device is 0: ``[0, 0]`` is two
+        ranks). Drive them from separate threads, or from one inside
+        :meth:`group`."""
+        return _omnirt.comm_create_local(self._state, [int(d) for d in devices])
+
+    @contextlib.contextmanager
+    def group(self):
+        """``with b.group():`` the collectives this thread issues inside run
+        together when the block ends (omnirt_group_start/end): one thread
+        driving several local communicators, or a send and a recv between
+        the same two ranks. Groups nest. When the block raises, the group is
+        still ended and the block's exception is what propagates."""
+        _omnirt.group_start(self._state)
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(Error):
+                _omnirt.group_end(self._state)
+            raise
+        _omnirt.group_end(self._state)
+
     def __repr__(self):
         return f"omnirt.Backend('{self.name}')"
+
+
+def _timeout_ms(timeout):
+    """Seconds (None: the host's default) as the C API's milliseconds (0: default)."""
+    if timeout is None:
+        return 0
+    ms = math.ceil(float(timeout) * 1000)
+    if not 0 < ms < 2**32:
+        raise InvalidArgument(f"timeout must be a number of seconds > 0 and below 2**32 ms, "
+                              f"got {timeout!r}")
+    return ms

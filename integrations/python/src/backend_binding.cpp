@@ -32,17 +32,6 @@ py::dict memory_stats(const BackendState& self, int32_t device) {
   return result;
 }
 
-// Device calls that may wait: run without the GIL.
-template <class Call>
-void call_released(Call&& call) {
-  omnirt_status status;
-  {
-    py::gil_scoped_release release;
-    status = call();
-  }
-  check(status);
-}
-
 void register_override(BackendState& self, const std::string& tag, py::handle fn) {
   if (!PyCallable_Check(fn.ptr())) {
     raise_error(

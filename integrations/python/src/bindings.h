@@ -17,6 +17,8 @@ void bind_backend(py::module_& m);
 void bind_module(py::module_& m);
 /// run_op().
 void bind_ops(py::module_& m);
+/// FileStore, Communicator, and the backend's collective calls (ABI 1.1).
+void bind_collectives(py::module_& m);
 
 }  // namespace omnirt_py
 

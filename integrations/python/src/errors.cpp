@@ -15,10 +15,15 @@ namespace py = pybind11;
 // raise_last_error() that reports the failed run. Touched only with the GIL.
 thread_local PyObject* stashed_exception = nullptr;
 
+py::object make_error(omnirt_status status, const std::string& message, const std::string& backend,
+                      int64_t native_code) {
+  return py::module_::import("omnirt.errors")
+      .attr("_from_native")(status, text(message), text(backend), native_code);
+}
+
 [[noreturn]] void raise_with(omnirt_status status, const std::string& message,
                              const std::string& backend, int64_t native_code, PyObject* cause) {
-  py::object error = py::module_::import("omnirt.errors")
-                         .attr("_from_native")(status, text(message), text(backend), native_code);
+  py::object error = make_error(status, message, backend, native_code);
   if (cause != nullptr) PyException_SetCause(error.ptr(), cause);  // steals `cause`
   PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
   throw py::error_already_set();
@@ -34,6 +39,13 @@ void raise_last_error() {
   const std::string backend = info.backend;
   const int64_t native_code = info.native_code;
   raise_with(status, message, backend, native_code, std::exchange(stashed_exception, nullptr));
+}
+
+py::object last_error() {
+  const omnirt_error_info& info = *omnirt_last_error();
+  const std::string message = info.message;
+  const std::string backend = info.backend;
+  return make_error(info.status, message, backend, info.native_code);
 }
 
 void raise_error(omnirt_status status, const std::string& message, const std::string& backend) {

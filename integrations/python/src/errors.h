@@ -4,6 +4,8 @@
 #ifndef OMNIRT_PYTHON_ERRORS_H_
 #define OMNIRT_PYTHON_ERRORS_H_
 
+#include <pybind11/pybind11.h>
+
 #include <string>
 
 #include "omnirt/host.h"
@@ -15,6 +17,11 @@ namespace omnirt_py {
 /// during that call becomes the new exception's __cause__. Needs the GIL.
 [[noreturn]] void raise_last_error();
 
+/// The error of the last failed omnirt_* call on this thread as an
+/// omnirt.Error object, not raised (a status to report, not to throw). Needs
+/// the GIL.
+pybind11::object last_error();
+
 /// Raises the omnirt.Error subclass of `status` for a failure the extension
 /// found itself (bad Python arguments). Needs the GIL.
 [[noreturn]] void raise_error(omnirt_status status, const std::string& message,
@@ -23,6 +30,19 @@ namespace omnirt_py {
 /// raise_last_error() unless `status` is OK.
 inline void check(omnirt_status status) {
   if (status != OMNIRT_STATUS_OK) raise_last_error();
+}
+
+/// Runs `call` (returning an omnirt_status), a call that may wait (on a
+/// device, on peers), without the GIL; then raise_last_error() unless OK.
+/// Needs the GIL.
+template <class Call>
+void call_released(Call&& call) {
+  omnirt_status status;
+  {
+    pybind11::gil_scoped_release release;
+    status = call();
+  }
+  check(status);
 }
 
 /// Keeps the Python exception now set (raised by a Python override) for the

@@ -10,4 +10,5 @@ PYBIND11_MODULE(_omnirt, m) {
   omnirt_py::bind_backend(m);
   omnirt_py::bind_module(m);
   omnirt_py::bind_ops(m);
+  omnirt_py::bind_collectives(m);
 }

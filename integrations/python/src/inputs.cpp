@@ -1,5 +1,6 @@
 #include "inputs.h"
 
+#include <cstdint>
 #include <string>
 
 #include "errors.h"
@@ -26,6 +27,18 @@ int32_t producer_device_type(py::handle obj) {
   return py::cast<py::tuple>(device)[0].cast<int32_t>();
 }
 
+// Names an argument in messages: "input 2", or "send" (kUnindexed).
+struct ArgName {
+  static constexpr size_t kUnindexed = SIZE_MAX;
+  const char* role;
+  size_t index;
+
+  std::string str() const {
+    return index == kUnindexed ? std::string(role)
+                               : std::string(role) + " " + std::to_string(index);
+  }
+};
+
 // A torch or numpy bool tensor, which torch before 2.0 and numpy before 1.25
 // cannot export through DLPack: it goes as its bytes (a uint8 view of the
 // same memory) and is marked bool again (OMNIRT_DL_BOOL).
@@ -43,11 +56,11 @@ py::object as_bytes(py::handle obj) {
 }
 
 // obj.__dlpack__() (or with stream=1 for a producer on a CUDA/ROCm device).
-py::object export_capsule(py::handle obj, bool stream_device, const char* role, size_t index) {
+py::object export_capsule(py::handle obj, bool stream_device, ArgName arg) {
   static PyObject* const name = interned("__dlpack__");
   if (PyObject_HasAttr(obj.ptr(), name) == 0) {
     raise_error(OMNIRT_STATUS_INVALID_ARGUMENT,
-                std::string(role) + " " + std::to_string(index) +
+                arg.str() +
                     ": expected a tensor with __dlpack__ (torch.Tensor, numpy.ndarray, "
                     "omnirt.Tensor, ...), got " +
                     type_name(obj));
@@ -62,16 +75,30 @@ py::object export_capsule(py::handle obj, bool stream_device, const char* role, 
   return capsule;
 }
 
-DLManagedTensor* capsule_tensor(const py::object& capsule, py::handle obj, const char* role,
-                                size_t index) {
+DLManagedTensor* capsule_tensor(const py::object& capsule, py::handle obj, ArgName arg) {
   auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
   if (managed == nullptr) {
     PyErr_Clear();
     raise_error(OMNIRT_STATUS_INVALID_ARGUMENT,
-                std::string(role) + " " + std::to_string(index) + ": " + type_name(obj) +
+                arg.str() + ": " + type_name(obj) +
                     ".__dlpack__() did not return an unused 'dltensor' capsule");
   }
   return managed;
+}
+
+// obj's DLTensor, borrowed; *owner is what keeps it valid (the capsule, or
+// an omnirt.Tensor itself).
+DLTensor borrow_input(py::handle obj, bool stream_device, ArgName arg, py::object* owner) {
+  if (py::isinstance<Tensor>(obj)) {  // our own: no capsule needed
+    *owner = py::reinterpret_borrow<py::object>(obj);
+    return obj.cast<const Tensor&>().dl();
+  }
+  const bool bools = is_bool_array(obj);
+  py::object capsule = export_capsule(bools ? as_bytes(obj) : obj, stream_device, arg);
+  DLTensor tensor = capsule_tensor(capsule, obj, arg)->dl_tensor;
+  if (bools) tensor.dtype = DLDataType{OMNIRT_DL_BOOL, 8, 1};
+  *owner = std::move(capsule);
+  return tensor;
 }
 
 }  // namespace
@@ -85,24 +112,20 @@ InputBatch::InputBatch(py::handle objects, bool stream_device, const char* role)
   tensors_.reserve(count);
   owners_.reserve(count);
   for (size_t i = 0; i < count; ++i) {
-    const py::handle obj(items[i]);
-    if (py::isinstance<Tensor>(obj)) {  // our own: no capsule needed
-      tensors_.push_back(obj.cast<const Tensor&>().dl());
-      owners_.push_back(py::reinterpret_borrow<py::object>(obj));
-      continue;
-    }
-    const bool bools = is_bool_array(obj);
-    py::object capsule = export_capsule(bools ? as_bytes(obj) : obj, stream_device, role, i);
-    tensors_.push_back(capsule_tensor(capsule, obj, role, i)->dl_tensor);
-    if (bools) tensors_.back().dtype = DLDataType{OMNIRT_DL_BOOL, 8, 1};
-    owners_.push_back(std::move(capsule));
+    py::object owner;
+    tensors_.push_back(borrow_input(items[i], stream_device, ArgName{role, i}, &owner));
+    owners_.push_back(std::move(owner));
   }
 }
 
+InputTensor::InputTensor(py::handle obj, bool stream_device, const char* name)
+    : tensor_(borrow_input(obj, stream_device, ArgName{name, ArgName::kUnindexed}, &owner_)) {}
+
 DLManagedTensor* take_tensor(py::handle obj, bool stream_device, const char* role, size_t index) {
   const bool bools = is_bool_array(obj);
-  const py::object capsule = export_capsule(bools ? as_bytes(obj) : obj, stream_device, role, index);
-  DLManagedTensor* managed = capsule_tensor(capsule, obj, role, index);
+  const py::object capsule =
+      export_capsule(bools ? as_bytes(obj) : obj, stream_device, ArgName{role, index});
+  DLManagedTensor* managed = capsule_tensor(capsule, obj, ArgName{role, index});
   if (PyCapsule_SetName(capsule.ptr(), "used_dltensor") != 0) throw py::error_already_set();
   if (bools) managed->dl_tensor.dtype = DLDataType{OMNIRT_DL_BOOL, 8, 1};
   return managed;

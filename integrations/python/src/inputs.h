@@ -36,6 +36,20 @@ class InputBatch {
   std::vector<py::object> owners_;
 };
 
+/// One tensor argument (a collective's `send`), borrowed as InputBatch
+/// borrows each input: valid while this lives. Raises as InputBatch does,
+/// naming the argument `name`.
+class InputTensor {
+ public:
+  InputTensor(py::handle obj, bool stream_device, const char* name);
+
+  const DLTensor& dl() const noexcept { return tensor_; }
+
+ private:
+  py::object owner_;  // declared first: tensor_ is borrowed from it
+  DLTensor tensor_;
+};
+
 /// Takes ownership of `obj`'s tensor through its __dlpack__ (the DLPack
 /// consumer's side: the capsule is renamed "used_dltensor" and the caller
 /// releases the result through its deleter). `stream_device` as for

@@ -30,16 +30,6 @@ void copy_strided(const DLTensor& t, int32_t dim, const uint8_t* src, uint8_t*& 
 
 }  // namespace
 
-bool is_compact(const DLTensor& t) {
-  if (t.strides == nullptr) return true;
-  int64_t expected = 1;
-  for (int32_t d = t.ndim - 1; d >= 0; --d) {
-    if (t.shape[d] != 1 && t.strides[d] != expected) return false;
-    expected *= t.shape[d];
-  }
-  return true;
-}
-
 uint64_t span_bytes(const DLTensor& t) {
   uint64_t last = 0;  // index of the last element, in elements
   for (int32_t d = 0; d < t.ndim; ++d) {

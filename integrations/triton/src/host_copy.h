@@ -1,17 +1,16 @@
 // Copying rows of a (possibly strided) tensor in host memory into a compact
 // buffer: how one request's part of a batched output reaches its response.
-// Pure: no OmniRT or Triton call.
+// Pure: no OmniRT or Triton call. Whether a tensor is compact is
+// omnirt::is_compact (omnirt/cpp/host.hpp).
 #pragma once
 
 #include <dlpack/dlpack.h>
 
 #include <cstdint>
 
-namespace omnirt::triton {
+#include "omnirt/cpp/host.hpp"
 
-/// True when `t` is laid out row-major without gaps (strides NULL or equal to
-/// the compact ones; dimensions of size 1 may have any stride).
-bool is_compact(const DLTensor& t);
+namespace omnirt::triton {
 
 /// Bytes from the first to one past the last element `t` addresses, counted
 /// from t.data + t.byte_offset: what must be copied to read it elsewhere.

@@ -47,6 +47,19 @@ namespace omnirt {
 /// Detail of the last failed call on this thread.
 inline const omnirt_error_info& last_error() noexcept { return *omnirt_last_error(); }
 
+/// True when `t` is dense and row-major: strides NULL or those of its shape
+/// (a dimension of one element may have any stride). What a call taking a
+/// pointer and an element count (a collective, a flat copy) needs.
+inline bool is_compact(const DLTensor& t) noexcept {
+  if (t.strides == nullptr) return true;
+  int64_t expected = 1;
+  for (int32_t d = t.ndim - 1; d >= 0; --d) {
+    if (t.shape[d] != 1 && t.strides[d] != expected) return false;
+    expected *= t.shape[d];
+  }
+  return true;
+}
+
 /// The omnirt_dtype of a C++ element type: f32, f64, i8, i16, i32, i64, u8, bool.
 template <class T>
 constexpr int32_t dtype_of() noexcept {
