@@ -622,10 +622,11 @@ OMNIRT_EXPORT omnirt_status omnirt_list_overridden_ops(omnirt_backend* backend,
 /* ------------------------------------------------------------------------ */
 /* ABI 1.1: collectives. Each routes to the backend's slot of the same name  */
 /* (backend.h has the semantics). Without OMNIRT_FEATURE_COLLECTIVES,       */
-/* creating a communicator answers UNAVAILABLE with the backend's reason    */
-/* when it implements collectives but lacks its library here, else          */
-/* NOT_SUPPORTED. Communicators belong to the backend that made them and    */
-/* must be destroyed before its host.                                       */
+/* creating a communicator answers with the status and reason of the        */
+/* backend's collectives_library (UNAVAILABLE: the library does not load;   */
+/* NOT_SUPPORTED: it is not installed), or NOT_SUPPORTED when the backend   */
+/* has no collectives. Communicators belong to the backend that made them   */
+/* and must be destroyed before its host.                                   */
 /* ------------------------------------------------------------------------ */
 
 /** Joins a group of args->nranks ranks as args->rank (rendezvous through args->store). */
