@@ -66,6 +66,7 @@ py::object export_capsule(py::handle obj, bool stream_device, ArgName arg) {
                     type_name(obj));
   }
   if (stream_device) {
+    if (py::object capsule = torch_cuda_capsule(obj)) return capsule;
     const int32_t type = producer_device_type(obj);
     if (type == kDLCUDA || type == kDLROCM) return obj.attr("__dlpack__")(py::arg("stream") = 1);
   }

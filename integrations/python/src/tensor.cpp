@@ -95,6 +95,9 @@ struct Converters {
   std::string torch_missing;      // why torch cannot be imported, once looked up
   py::object torch_from_capsule;  // takes a "dltensor" capsule
   py::object torch_from_dlpack;   // takes an object with __dlpack__ (stream handshake)
+  py::object torch_to_capsule;    // torch._C._to_dlpack: a tensor's capsule, no handshake
+  py::object torch_current_stream;  // torch._C._cuda_getCurrentStream, when torch has CUDA
+  PyTypeObject* torch_tensor_type = nullptr;
   py::object numpy_from_dlpack;
 };
 
@@ -112,12 +115,27 @@ bool torch_importable() {
       const py::module_ dlpack = py::module_::import("torch.utils.dlpack");
       c.torch_from_dlpack = dlpack.attr("from_dlpack");
       c.torch_from_capsule = py::getattr(torch.attr("_C"), "_from_dlpack", c.torch_from_dlpack);
+      c.torch_to_capsule = py::getattr(torch.attr("_C"), "_to_dlpack", py::none());
+      c.torch_current_stream = py::getattr(torch.attr("_C"), "_cuda_getCurrentStream", py::none());
+      c.torch_tensor_type = reinterpret_cast<PyTypeObject*>(torch.attr("Tensor").ptr());
     } catch (py::error_already_set& e) {
       if (!e.matches(PyExc_ImportError)) throw;
       c.torch_missing = e.what();
     }
   }
   return static_cast<bool>(c.torch_from_capsule);
+}
+
+// Whether torch's current stream on CUDA device `device` is its default
+// stream, the legacy default stream OmniRT's runs enqueue on: then tensors
+// cross without the DLPack stream handshake (no wait is needed), whose
+// Python-level protocol in torch 2.x costs tens of microseconds a call.
+bool torch_on_default_stream(int64_t device) {
+  const Converters& c = converters();
+  if (c.torch_current_stream.is_none() || !c.torch_current_stream) return false;
+  const py::object current = c.torch_current_stream(device);
+  if (!py::isinstance<py::tuple>(current)) return false;  // an older packing: take the protocol
+  return py::cast<py::tuple>(current)[0].cast<int64_t>() == 0;  // stream id 0: the default
 }
 
 const Converters& torch_converters() {
@@ -199,6 +217,19 @@ py::capsule dlpack(const Tensor& self, py::object stream, py::object /*max_versi
 
 }  // namespace
 
+py::object torch_cuda_capsule(py::handle obj) {
+  // Only where torch is imported already: a non-torch input must not import it.
+  if (PyDict_GetItemString(PyImport_GetModuleDict(), "torch") == nullptr || !torch_importable()) {
+    return py::object();
+  }
+  const Converters& c = converters();
+  if (c.torch_to_capsule.is_none() || Py_TYPE(obj.ptr()) != c.torch_tensor_type) return py::object();
+  // __dlpack__ refuses a tensor that requires grad, with its own message: keep it.
+  if (!obj.attr("is_cuda").cast<bool>() || obj.attr("requires_grad").cast<bool>()) return py::object();
+  if (!torch_on_default_stream(obj.attr("get_device")().cast<int64_t>())) return py::object();
+  return c.torch_to_capsule(obj);
+}
+
 std::string dtype_name(DLDataType dtype) {
   std::string base;
   switch (dtype.code) {
@@ -236,8 +267,12 @@ py::object to_python(DLManagedTensor* managed, const HostPtr& host, omnirt_backe
     managed->dl_tensor.dtype = DLDataType{kDLUInt, 8, 1};  // the output is ours to describe
     return as_bool(to_python(owned.release(), host, backend, kind), kind);
   }
-  if (kind == OutputKind::kTorch && is_host_memory(managed->dl_tensor.device.device_type)) {
-    // Host memory has no stream to order: the capsule goes straight to torch.
+  const DLDevice device = managed->dl_tensor.device;
+  if (kind == OutputKind::kTorch &&
+      (is_host_memory(device.device_type) ||
+       (device.device_type == kDLCUDA && torch_on_default_stream(device.device_id)))) {
+    // Host memory has no stream to order, nor has a consumer on the stream
+    // the output was made on: the capsule goes straight to torch.
     const py::object& from_capsule = torch_converters().torch_from_capsule;
     auto* bound = new HostBound{DLManagedTensor{managed->dl_tensor, nullptr, &delete_host_bound},
                                 owned.release(), host};

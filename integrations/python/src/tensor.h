@@ -60,6 +60,12 @@ class Tensor {
   std::shared_ptr<SharedTensor> owner_;
 };
 
+// A torch CUDA tensor's "dltensor" capsule straight from torch, without the
+// DLPack stream handshake, when torch's current stream on its device is the
+// default one (OmniRT's runs enqueue there: nothing to wait for); a null
+// object for anything else (other types, requires_grad, another stream).
+py::object torch_cuda_capsule(py::handle obj);
+
 /// Hands an owned output to Python as `kind` (kAuto resolved here); on any
 /// failure `managed` is still released. `host` and `backend` as for
 /// SharedTensor. Needs the GIL.

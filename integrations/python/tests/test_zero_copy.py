@@ -91,3 +91,22 @@ def test_op_in_place_output(backend):
     synchronize(backend, torch)
     expected = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
     torch.testing.assert_close(out, expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("side_stream", [False, True], ids=["default_stream", "side_stream"])
+def test_cuda_tensors_cross_in_stream_order(backend, side_stream):
+    """On torch's default stream tensors cross without the DLPack stream
+    handshake (OmniRT runs on that stream too); on a side stream the handshake
+    orders the side stream's work before the module and the module before
+    what the side stream does with the result."""
+    if backend.name != "cuda":
+        pytest.skip("streams order CUDA work only")
+    m = backend.wrap_module(_models.AddOneInPlace(), tag="stream_order", compile=False)
+    stream = torch.cuda.Stream() if side_stream else torch.cuda.default_stream()
+    with torch.cuda.stream(stream):
+        x = torch.zeros(1 << 20, device="cuda:0")
+        torch.cuda._sleep(1_000_000)  # the side stream is busy when the module is called
+        x.fill_(41.0)
+        y = m(x)  # x + 1, in place, then times 2
+        right = bool((y == 84.0).all() & (x == 42.0).all())
+    assert right, "the module ran out of order with the caller's stream"
