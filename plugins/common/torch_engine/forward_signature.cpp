@@ -119,8 +119,7 @@ std::string ForwardSignature::text() const {
   return text + ")";
 }
 
-std::vector<c10::IValue> to_arguments(const ForwardSignature& signature, const DLTensor* inputs,
-                                      size_t num_inputs, const TensorWrapper& wrap) {
+void check_input_count(const ForwardSignature& signature, size_t num_inputs) {
   const size_t most = signature.arguments.size();
   if (num_inputs < signature.required || num_inputs > most) {
     const std::string expected = signature.required == most ? std::to_string(most)
@@ -130,6 +129,11 @@ std::vector<c10::IValue> to_arguments(const ForwardSignature& signature, const D
                                              (most == 1 ? " input" : " inputs") + ", got " +
                                              std::to_string(num_inputs));
   }
+}
+
+std::vector<c10::IValue> to_arguments(const ForwardSignature& signature, const DLTensor* inputs,
+                                      size_t num_inputs, const TensorWrapper& wrap) {
+  check_input_count(signature, num_inputs);
   std::vector<c10::IValue> stack;
   stack.reserve(num_inputs + 1);
   for (size_t i = 0; i < num_inputs; ++i) {

@@ -56,6 +56,9 @@ std::string input_text(size_t index, const std::string& name);
 using TensorWrapper =
     std::function<at::Tensor(const DLTensor& input, size_t index, const std::string& name)>;
 
+/// Throws INVALID_ARGUMENT unless forward takes `num_inputs` inputs.
+void check_input_count(const ForwardSignature& signature, size_t num_inputs);
+
 /// forward's stack for `inputs`, with room for the `self` that
 /// Method::operator() inserts first. Throws INVALID_ARGUMENT for a wrong
 /// count, a scalar given as a tensor that is not 0-d or of a wrong dtype, and

@@ -57,7 +57,10 @@ class TorchScriptModule final : public omnirt_cuda_engine_module {
 
   void run(const DLTensor* inputs, size_t num_inputs, const c10::cuda::CUDAStream& stream,
            std::vector<DLManagedTensor*>& out, std::string& note) override {
-    if (graphs_) return graphs_->run(inputs, num_inputs, stream, out, note);
+    if (graphs_) {
+      torch_common::check_input_count(signature_, num_inputs);  // graphs take tensors as they come
+      return graphs_->run(inputs, num_inputs, stream, out, note);
+    }
     const int on = device;
     std::vector<c10::IValue> stack = torch_common::to_arguments(
         signature_, inputs, num_inputs,
