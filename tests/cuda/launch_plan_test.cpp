@@ -85,19 +85,22 @@ TEST(LaunchPlanTest, UnalignedRowsAreReadElementByElement) {
   EXPECT_EQ(plan_rows(4, 7, 2, true, kH100Sms).variant, kLoopElements);
 }
 
-TEST(LaunchPlanTest, GridsFillTheGpuAndNoMore) {
-  // 16384 rows of a block each: 4 resident blocks of 512 threads per SM.
+TEST(LaunchPlanTest, RowKernelsGetABlockForEachStepOfRowsAndLoopsFillTheGpu) {
+  // 16384 rows of a block each: 16384 blocks of 512 threads, not a grid
+  // that fills the SMs (the sweep measured that slower).
   const LaunchPlan big = plan_rows(16384, 16384, 4, true, kH100Sms);
   EXPECT_EQ(std::string(variant_suffix(big.variant)), "b8");
   EXPECT_EQ(big.block, 512u);
-  EXPECT_EQ(big.grid, unsigned(kH100Sms * 4));
+  EXPECT_EQ(big.grid, 16384u);
   // Few rows: a block each, no more.
   EXPECT_EQ(plan_rows(3, 8192, 2, true, kH100Sms).grid, 3u);
   // 16 rows per 256-thread block of 32-lane groups taking 2 rows each: 1000
-  // rows need 63 blocks.
+  // rows need 63 blocks, with or without a known SM count.
   EXPECT_EQ(plan_rows(1000, 128, 4, true, kH100Sms).grid, 63u);
-  // Unknown SM count: still a grid.
-  EXPECT_EQ(plan_rows(1000, 128, 4, true, 0).grid, 8u);
+  EXPECT_EQ(plan_rows(1000, 128, 4, true, 0).grid, 63u);
+  // The loop kernels (unaligned rows) walk rows in grid-stride loops over a
+  // grid that fills the GPU: 4 resident blocks of 512 threads per SM.
+  EXPECT_EQ(plan_rows(1LL << 20, 4097, 4, true, kH100Sms).grid, unsigned(kH100Sms * 4));
 }
 
 TEST(LaunchPlanTest, ColumnsAndElementwise) {
