@@ -90,7 +90,11 @@ void CudaCollectives::submit(const Symbols& cuda, omnirt_comm* handle, const Col
                      std::to_string(stream_of(stream)->device) + " for a communicator on device " +
                      std::to_string(comm->device()));
   }
-  const NcclShape s = shape_of(c);
+  NcclShape s = shape_of(c);
+  // With one rank an average is the input itself: NCCL before 2.29.7 runs it
+  // through a kernel that leaves the last count % blocks elements unwritten
+  // (NVIDIA/nccl#1950; seen here on 2.28.9), where a sum is a plain copy.
+  if (comm->nranks() == 1 && s.op == ncclAvg) s.op = ncclSum;
   const cudaStream_t cs = cuda_stream(stream);
   const NcclSymbols& api = nccl_.get();
   const uint64_t sequence = comm->next_sequence();
