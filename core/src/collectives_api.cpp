@@ -47,9 +47,9 @@ omnirt_status require_store(const omnirt_comm_create_args& args, const char* cal
 }
 
 // A backend without communicators here: one that implements collectives but
-// lacks its library today says why (UNAVAILABLE, from its collectives_library
-// slot, which stays callable with the bit clear); any other answers
-// NOT_SUPPORTED like every unimplemented slot.
+// lacks its library today says why through its collectives_library slot
+// (which stays callable with the bit clear), with that slot's status; any
+// other answers NOT_SUPPORTED like every unimplemented slot.
 omnirt_status no_communicators(omnirt_backend& backend, const char* call) noexcept {
   if (backend.vtable.collectives_library == nullptr) {
     return fail(OMNIRT_STATUS_NOT_SUPPORTED, backend.name, "{}: backend '{}' has no collectives", call,
