@@ -97,6 +97,7 @@ void GlooComm::throw_if_failed() const {
 
 void GlooComm::run(const omnirt_cpu_gloo_op* ops, size_t num_ops) {
   throw_if_failed();
+  const Clock::time_point started = Clock::now();
   std::vector<std::pair<const omnirt_cpu_gloo_op*, Transfer>> transfers;
   const omnirt_cpu_gloo_op* current = nullptr;
   try {
@@ -114,7 +115,7 @@ void GlooComm::run(const omnirt_cpu_gloo_op* ops, size_t num_ops) {
       transfer.wait(op_timeout_);
     }
   } catch (const std::exception& e) {
-    fail(*current, e.what());
+    fail(*current, e.what(), started);
   }
 }
 
@@ -129,7 +130,7 @@ void GlooComm::run_collective(const omnirt_cpu_gloo_op& op, uint32_t tag) {
   }
 }
 
-void GlooComm::fail(const omnirt_cpu_gloo_op& op, const std::string& cause) {
+void GlooComm::fail(const omnirt_cpu_gloo_op& op, const std::string& cause, Clock::time_point started) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (failure_ != OMNIRT_STATUS_OK) throw plugin::Error(failure_, failure_message_);
@@ -145,7 +146,7 @@ void GlooComm::fail(const omnirt_cpu_gloo_op& op, const std::string& cause) {
     if (is_transfer(op)) {
       message = diagnose_transfer(op, cause);
     } else {
-      std::tie(status, message) = diagnose_collective(op, cause);
+      std::tie(status, message) = diagnose_collective(op, cause, started);
     }
   } catch (const std::exception& e) {  // the store failed too: report what we know
     message = "cpu: " + collective_of(op).describe() + " #" + std::to_string(op.sequence) +
@@ -168,12 +169,17 @@ std::string GlooComm::diagnose_transfer(const omnirt_cpu_gloo_op& op, const std:
 }
 
 std::pair<omnirt_status, std::string> GlooComm::diagnose_collective(const omnirt_cpu_gloo_op& op,
-                                                                   const std::string& cause) const {
+                                                                   const std::string& cause,
+                                                                   Clock::time_point started) const {
   const std::string mine = collective_of(op).describe();
   rendezvous_.put(failed_key(op.sequence, rendezvous_.rank()), mine.data(), mine.size());
   std::vector<std::string> keys;
   for (int32_t r = 0; r < rendezvous_.nranks(); ++r) keys.push_back(failed_key(op.sequence, r));
-  rendezvous_.wait_keys(keys, uint32_t(grace_.count()));
+  // The others' reports are awaited until the run's time limit (at least the
+  // grace): a fast failure (a peer killed, its connection reset) reaches the
+  // live ranks at different times, and one slow to report is not missing.
+  const auto until_limit = std::chrono::duration_cast<milliseconds>(started + op_timeout_ + grace_ - Clock::now());
+  rendezvous_.wait_keys(keys, uint32_t(std::max(grace_, until_limit).count()));
 
   std::vector<int32_t> missing;
   std::string disagreement;

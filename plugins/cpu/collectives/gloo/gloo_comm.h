@@ -52,11 +52,14 @@ class GlooComm : public omnirt_cpu_gloo_comm {
 
  private:
   void run_collective(const omnirt_cpu_gloo_op& op, uint32_t tag);
-  // Breaks the communicator on a failed `op`, diagnoses and throws.
-  [[noreturn]] void fail(const omnirt_cpu_gloo_op& op, const std::string& cause);
+  using Clock = std::chrono::steady_clock;
+  // Breaks the communicator on a failed `op` (of a run that began at
+  // `started`), diagnoses and throws.
+  [[noreturn]] void fail(const omnirt_cpu_gloo_op& op, const std::string& cause, Clock::time_point started);
   std::string diagnose_transfer(const omnirt_cpu_gloo_op& op, const std::string& cause) const;
   std::pair<omnirt_status, std::string> diagnose_collective(const omnirt_cpu_gloo_op& op,
-                                                            const std::string& cause) const;
+                                                            const std::string& cause,
+                                                            Clock::time_point started) const;
 
   const std::shared_ptr<LocalStore> local_store_;  // before rendezvous_, which refers to it
   const plugin_common::Rendezvous rendezvous_;
