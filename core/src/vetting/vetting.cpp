@@ -130,8 +130,12 @@ void vet_candidates(const VetSettings& settings, const std::vector<CandidateReco
     if (candidate->status != OMNIRT_STATUS_OK) continue;
     const auto found = backend_options.find(candidate->file_backend_name);
     const auto& options = found != backend_options.end() ? found->second : kNoOptions;
-    VerdictKey key{candidate->real_path, {}, cache_context(settings, options)};
+    // Member by member: gcc 12's -O3 warns (maybe-uninitialized, a false
+    // positive) on the aggregate's default-initialized FileIdentity.
+    VerdictKey key;
+    key.real_path = candidate->real_path;
     if (!identify_file(candidate->real_path, &key.file)) continue;  // dlopen will say why
+    key.context = cache_context(settings, options);
     if (settings.mode == OMNIRT_VETTING_NEW) {
       if (const std::optional<Verdict> verdict = cache.find(key)) {
         apply(*verdict, true, candidate);
