@@ -4,19 +4,6 @@
 
 namespace omnirt::wrap {
 
-const char* tier_name(int32_t tier) {
-  switch (tier) {
-    case OMNIRT_TIER_COMPILE:
-      return "compile";
-    case OMNIRT_TIER_OVERRIDE:
-      return "override";
-    case OMNIRT_TIER_EAGER:
-      return "eager";
-    default:
-      return "unknown";
-  }
-}
-
 TierPlan plan(const WrapModuleConfig& config, const std::string& tag, uint32_t flags) {
   TierPlan result;
   auto policy = config.policies.find(tag);

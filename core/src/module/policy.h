@@ -16,9 +16,6 @@ struct TierPlan {
   std::string compile_disabled_by;
 };
 
-/// "compile", "override", "eager" ("unknown" for other values).
-const char* tier_name(int32_t tier);
-
 /// Plans the tiers for `tag`: its policy, else the "default" policy, else
 /// compile -> override -> eager; compile is skipped when the call's
 /// OMNIRT_WRAP_* `flags`, OMNIRT_DISABLE_COMPILE or the configuration say so.

@@ -10,6 +10,7 @@
 #include "module/policy.h"
 #include "module/runners.h"
 #include "module/tensor.h"
+#include "omnirt/cpp/host.hpp"
 #include "ops/op_runner.h"
 #include "plugin_call.h"
 #include "report/report.h"
@@ -155,7 +156,7 @@ std::string failure_message(const TimelineEntry& entry) {
                   "' failed in every tier: ";
   for (size_t i = 0; i < entry.attempts.size(); ++i) {
     const Attempt& a = entry.attempts[i];
-    m += (i > 0 ? "; " : "") + std::string(tier_name(a.tier)) + ": " +
+    m += (i > 0 ? "; " : "") + std::string(omnirt::tier_name(a.tier)) + ": " +
          omnirt_status_name(a.status) + " (" + a.reason + ")";
   }
   return m;

@@ -6,8 +6,8 @@
 
 #include "backend.h"
 #include "host_services.h"
-#include "module/policy.h"
 #include "module/tensor.h"
+#include "omnirt/cpp/host.hpp"
 #include "report/report.h"
 
 // ordered: the document reads in the order docs/run-report.md shows.
@@ -77,7 +77,7 @@ json backend_json(omnirt_backend* backend) {
 json timeline_json(const omnirt::wrap::TimelineEntry& entry) {
   json attempts = json::array();
   for (const omnirt::wrap::Attempt& a : entry.attempts) {
-    attempts.push_back({{"tier", omnirt::wrap::tier_name(a.tier)},
+    attempts.push_back({{"tier", omnirt::tier_name(a.tier)},
                         {"ok", a.ok},
                         {"selected", a.selected},
                         {"status", omnirt_status_name(a.status)},
@@ -98,7 +98,7 @@ json timeline_json(const omnirt::wrap::TimelineEntry& entry) {
           {"tag", entry.tag},
           {"device", entry.device},
           {"selected_tier",
-           selected != nullptr ? json(omnirt::wrap::tier_name(selected->tier)) : json(nullptr)},
+           selected != nullptr ? json(omnirt::tier_name(selected->tier)) : json(nullptr)},
           {"wrap_ms", static_cast<double>(entry.elapsed_ns) / 1e6},
           {"engine_load", engine_load},
           {"attempts", attempts}};

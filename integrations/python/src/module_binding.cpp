@@ -9,22 +9,13 @@
 #include "bindings.h"
 #include "errors.h"
 #include "inputs.h"
+#include "omnirt/cpp/host.hpp"
 #include "state.h"
 #include "tensor.h"
 #include "text.h"
 
 namespace omnirt_py {
 namespace {
-
-// The run report's names of omnirt_tier.
-const char* tier_name(int32_t tier) {
-  switch (tier) {
-    case OMNIRT_TIER_COMPILE: return "compile";
-    case OMNIRT_TIER_OVERRIDE: return "override";
-    case OMNIRT_TIER_EAGER: return "eager";
-    default: return "unknown";
-  }
-}
 
 struct DestroyModule {
   void operator()(omnirt_module* module) const noexcept { omnirt_module_destroy(module); }
@@ -70,7 +61,7 @@ class Module {
       omnirt_attempt a{};
       a.struct_size = sizeof a;
       check(omnirt_module_get_attempt(module_.get(), i, &a));
-      list.append(attempt(py::arg("tier") = tier_name(a.tier), py::arg("ok") = a.ok != 0,
+      list.append(attempt(py::arg("tier") = omnirt::tier_name(a.tier), py::arg("ok") = a.ok != 0,
                           py::arg("selected") = a.selected != 0,
                           py::arg("status") = omnirt_status_name(a.status),
                           py::arg("reason") = text(a.reason),
@@ -84,7 +75,7 @@ class Module {
       omnirt_attempt a{};
       a.struct_size = sizeof a;
       check(omnirt_module_get_attempt(module_.get(), i, &a));
-      if (a.selected != 0) return tier_name(a.tier);
+      if (a.selected != 0) return omnirt::tier_name(a.tier);
     }
     return std::nullopt;
   }

@@ -3,23 +3,11 @@
 #include <cstdio>
 
 #include "tensor_types.h"
+#include "omnirt/cpp/host.hpp"
 #include "triton_api.h"
 
 namespace omnirt::triton {
 namespace {
-
-const char* tier_name(int32_t tier) {
-  switch (tier) {
-    case OMNIRT_TIER_COMPILE:
-      return "compile";
-    case OMNIRT_TIER_OVERRIDE:
-      return "override";
-    case OMNIRT_TIER_EAGER:
-      return "eager";
-    default:
-      return "unknown tier";
-  }
-}
 
 std::string timeline_text(const omnirt_module* module) {
   std::string text;
@@ -29,7 +17,7 @@ std::string timeline_text(const omnirt_module* module) {
     if (omnirt_module_get_attempt(module, i, &attempt) != OMNIRT_STATUS_OK) continue;
     char ms[32];
     std::snprintf(ms, sizeof ms, "%.3f ms", static_cast<double>(attempt.elapsed_ns) / 1e6);
-    text += std::string(text.empty() ? " " : "; ") + tier_name(attempt.tier) + ": " +
+    text += std::string(text.empty() ? " " : "; ") + omnirt::tier_name(attempt.tier) + ": " +
             (attempt.ok != 0 ? "ok" : omnirt_status_name(attempt.status)) +
             (attempt.selected != 0 ? ", selected" : "") + ", " + ms +
             (attempt.reason[0] != '\0' ? std::string(", ") + attempt.reason : std::string());

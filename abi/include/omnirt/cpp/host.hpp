@@ -60,6 +60,17 @@ inline bool is_compact(const DLTensor& t) noexcept {
   return true;
 }
 
+/// The run report's name of an omnirt_tier: "compile", "override", "eager"
+/// ("unknown" for any other value).
+inline const char* tier_name(int32_t tier) noexcept {
+  switch (tier) {
+    case OMNIRT_TIER_COMPILE: return "compile";
+    case OMNIRT_TIER_OVERRIDE: return "override";
+    case OMNIRT_TIER_EAGER: return "eager";
+    default: return "unknown";
+  }
+}
+
 /// The omnirt_dtype of a C++ element type: f32, f64, i8, i16, i32, i64, u8, bool.
 template <class T>
 constexpr int32_t dtype_of() noexcept {
