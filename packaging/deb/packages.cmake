@@ -161,47 +161,45 @@ OmniRT is a small C ABI runtime host with per-vendor backend plugins, built
 for model serving. Each backend ships and is versioned on its own, and works
 with any host of the ABI major it was built for.]])
 
+# A backend's companion library <kind> (libomnirt_<backend>_<kind>.so, the
+# component backend-<backend>-<kind>) as a package of its own, tied to the
+# backend's version; sets <out> to the dependency the backend names it by.
+function(omnirt_companion_deb backend kind version summary text out)
+  set(package "omnirt-backend-${backend}-${kind}")
+  omnirt_deb_package(${package}
+    COMPONENTS backend-${backend}-${kind}
+    VERSION "${version}"
+    SECTION libs
+    MULTI_ARCH same
+    DEPENDS "omnirt-backend-${backend} (= ${version})"
+    COPYRIGHT "${copyright}"
+    SUMMARY "${${backend}_summary}: ${summary}"
+    DESCRIPTION "${backend_preamble}
+
+${text}")
+  set(${out} "${package} (= ${version})" PARENT_SCOPE)
+endfunction()
+
 foreach(backend cpu cuda ascend cambricon)
   if(NOT TARGET omnirt_backend_${backend})
     continue()
   endif()
   get_target_property(version omnirt_backend_${backend} OMNIRT_BACKEND_VERSION)
-  set(engine_package "omnirt-backend-${backend}-engine")
   set(recommends "")
   if(TARGET omnirt_${backend}_engine)
-    set(recommends "${engine_package} (= ${version})")
-    omnirt_deb_package(${engine_package}
-      COMPONENTS backend-${backend}-engine
-      VERSION "${version}"
-      SECTION libs
-      MULTI_ARCH same
-      DEPENDS "omnirt-backend-${backend} (= ${version})"
-      COPYRIGHT "${copyright}"
-      SUMMARY "${${backend}_summary}: TorchScript engine"
-      DESCRIPTION "${backend_preamble}
-
+    omnirt_companion_deb(${backend} engine "${version}" "TorchScript engine" "\
 This package contains the ${backend} backend's TorchScript engine
 (libomnirt_${backend}_engine.so), which the backend loads from its own folder
 when it first loads a module. It is built against libtorch, and versioned with
-the backend.")
+the backend." recommends)
   endif()
   set(suggests "")
   if(TARGET omnirt_${backend}_gloo)
-    set(suggests "omnirt-backend-${backend}-gloo (= ${version})")
-    omnirt_deb_package(omnirt-backend-${backend}-gloo
-      COMPONENTS backend-${backend}-gloo
-      VERSION "${version}"
-      SECTION libs
-      MULTI_ARCH same
-      DEPENDS "omnirt-backend-${backend} (= ${version})"
-      COPYRIGHT "${copyright}"
-      SUMMARY "${${backend}_summary}: collectives over gloo"
-      DESCRIPTION "${backend_preamble}
-
+    omnirt_companion_deb(${backend} gloo "${version}" "collectives over gloo" "\
 This package contains the ${backend} backend's collectives library
 (libomnirt_${backend}_gloo.so): communicators over TCP through gloo, which the
 backend loads from its own folder on its first communicator. Without it the
-backend has no collectives and says so.")
+backend has no collectives and says so." suggests)
   endif()
   omnirt_backend_deb(${backend}
     RECOMMENDS ${recommends}
