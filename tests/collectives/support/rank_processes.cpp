@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <exception>
 
 namespace omnirt_test {
@@ -92,7 +93,7 @@ std::vector<RankOutcome> run_ranks(int nranks, const std::function<std::string(i
     }
     waitpid(pid, &status, 0);
     outcome.finished = true;
-    outcome.killed_by_signal = WIFSIGNALED(status);
+    if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
     if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
   }
   return outcomes;
@@ -102,8 +103,11 @@ std::string failures_of(const std::vector<RankOutcome>& outcomes) {
   std::string text;
   for (const RankOutcome& o : outcomes) {
     if (o.finished && o.exit_code == 0 && o.report.empty()) continue;
-    text += "rank " + std::to_string(o.rank) + ": " +
-            (o.report.empty() ? "exit " + std::to_string(o.exit_code) : o.report) + "\n";
+    std::string ending = "exit " + std::to_string(o.exit_code);
+    if (o.signal != 0) {
+      ending = "killed by signal " + std::to_string(o.signal) + " (" + strsignal(o.signal) + ")";
+    }
+    text += "rank " + std::to_string(o.rank) + ": " + (o.report.empty() ? ending : o.report) + "\n";
   }
   return text;
 }

@@ -15,7 +15,7 @@ namespace omnirt_test {
 struct RankOutcome {
   int rank = 0;
   bool finished = false;    ///< exited by itself before the limit
-  bool killed_by_signal = false;
+  int signal = 0;           ///< the signal that ended it, if one did
   int exit_code = -1;       ///< when it exited
   std::string report;       ///< what its body returned ("" on success)
 };
@@ -26,7 +26,7 @@ std::vector<RankOutcome> run_ranks(int nranks, const std::function<std::string(i
                                    std::chrono::milliseconds limit);
 
 /// "" when every rank finished with an empty report, else one line per rank
-/// that did not.
+/// that did not (its report, or how it ended: an exit code or a signal).
 std::string failures_of(const std::vector<RankOutcome>& outcomes);
 
 }  // namespace omnirt_test

@@ -9,12 +9,14 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "../gloo_api.h"
 #include "gloo_comm.h"
 #include "local_store.h"
 #include "omnirt_plugin_common/rendezvous.h"
+#include "sigpipe_blocked.h"
 
 #define OMNIRT_GLOO_STR_(x) #x
 #define OMNIRT_GLOO_STR(x) OMNIRT_GLOO_STR_(x)
@@ -46,6 +48,15 @@ omnirt_status guarded(char* message, size_t capacity, Body&& body) noexcept {
   }
 }
 
+// guarded() for the entries that touch gloo's sockets, with SIGPIPE blocked
+// (sigpipe_blocked.h): a peer that died must fail the call, not end this
+// process.
+template <class Body>
+omnirt_status guarded_io(char* message, size_t capacity, Body&& body) noexcept {
+  const SigpipeBlocked sigpipe_blocked;
+  return guarded(message, capacity, std::forward<Body>(body));
+}
+
 // One TCP device (one I/O thread) per address for every communicator of the
 // process; made by the first communicator that needs it.
 std::shared_ptr<gloo::transport::Device> device_for(const std::string& hostname) {
@@ -65,7 +76,7 @@ GlooComm* comm_of(omnirt_cpu_gloo_comm* comm) { return static_cast<GlooComm*>(co
 
 omnirt_status comm_create(const omnirt_comm_create_args* args, const char* hostname,
                           omnirt_cpu_gloo_comm** comm, char* message, size_t capacity) {
-  return guarded(message, capacity, [&] {
+  return guarded_io(message, capacity, [&] {
     *comm = new GlooComm(device_for(hostname), *args->store, args->key_prefix, args->rank,
                          args->nranks, plugin_common::comm_timeout_ms(*args));
   });
@@ -74,7 +85,7 @@ omnirt_status comm_create(const omnirt_comm_create_args* args, const char* hostn
 // The ranks meet in threads of their own: each blocks until all connected.
 omnirt_status comm_create_local(int32_t nranks, omnirt_cpu_gloo_comm** comms, char* message,
                                 size_t capacity) {
-  return guarded(message, capacity, [&] {
+  return guarded_io(message, capacity, [&] {
     auto store = std::make_shared<LocalStore>();
     auto device = device_for("127.0.0.1");
     std::vector<std::unique_ptr<GlooComm>> made(static_cast<size_t>(nranks));
@@ -98,11 +109,14 @@ omnirt_status comm_create_local(int32_t nranks, omnirt_cpu_gloo_comm** comms, ch
   });
 }
 
-void comm_destroy(omnirt_cpu_gloo_comm* comm) { delete comm_of(comm); }
+void comm_destroy(omnirt_cpu_gloo_comm* comm) {
+  const SigpipeBlocked sigpipe_blocked;  // closing its connections may write to a dead peer
+  delete comm_of(comm);
+}
 
 omnirt_status run(omnirt_cpu_gloo_comm* comm, const omnirt_cpu_gloo_op* ops, size_t num_ops,
                   char* message, size_t capacity) {
-  return guarded(message, capacity, [&] { comm_of(comm)->run(ops, num_ops); });
+  return guarded_io(message, capacity, [&] { comm_of(comm)->run(ops, num_ops); });
 }
 
 omnirt_status comm_error(omnirt_cpu_gloo_comm* comm, char* message, size_t capacity) {
