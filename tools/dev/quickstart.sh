@@ -18,7 +18,12 @@ sudo=""
 $sudo cmake --install build/release
 
 echo "== the Python package, from a clean environment"
-env -i PATH=/usr/bin:/bin /usr/bin/python3 -c "import omnirt; print(omnirt.Runtime().backends())"
+env -i PATH=/usr/bin:/bin /usr/bin/python3 -c '
+import omnirt
+for b in omnirt.Runtime().backends():
+    state = "available, runs: " + (", ".join(b.module_formats) or "named ops only") if b.available \
+        else "unavailable (omnirt-probe below says why)"
+    print(f"{b.name:10} {state}")'
 
 echo "== omnirt-probe"
 build/release/bin/omnirt-probe || true   # exit 1 only means "no backend available"
