@@ -8,9 +8,12 @@
 // gloo) and the per-call time OmniRT adds. With --ranks 1 no byte crosses
 // a socket: what remains is each path's own cost per call, so the time
 // OmniRT adds is measured without the loopback's wake-ups (tens to thousands
-// of microseconds on a loaded 2-core machine) drowning it.
+// of microseconds on a loaded 2-core machine) drowning it. --control 1 is the
+// A/A run: a second gloo context of its own (device, connections) takes
+// OmniRT's place, so its ratios show how far two equal paths differ here —
+// the resolution of the comparison.
 //
-//   omnirt_bench_cpu_allreduce [--ranks N] [--rounds R] [--max-mib M]
+//   omnirt_bench_cpu_allreduce [--ranks N] [--rounds R] [--max-mib M] [--control 1]
 #include <gloo/allreduce.h>
 #include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
@@ -39,6 +42,7 @@ struct Options {
   int ranks = 2;
   int rounds = 31;
   size_t max_bytes = size_t{64} << 20;
+  bool control = false;  // a second direct gloo context in OmniRT's place
 };
 
 // What one rank needs for both paths.
@@ -46,6 +50,7 @@ struct Rank {
   int rank = 0;
   int nranks = 2;
   std::shared_ptr<gloo::Context> gloo;
+  std::shared_ptr<gloo::Context> control;  // with --control 1
   omnirt::Host host;
   omnirt::Backend backend;
   omnirt_kv_store* store = nullptr;
@@ -58,14 +63,20 @@ struct Rank {
   std::exit(2);
 }
 
-void open(Rank& r, const std::string& dir) {
-  gloo::rendezvous::FileStore gloo_store(dir + "/gloo");
+// A gloo context of its own (TCP device, connections) meeting under `store_dir`.
+std::shared_ptr<gloo::Context> gloo_context(const Rank& r, const std::string& store_dir) {
+  gloo::rendezvous::FileStore store(store_dir);
   gloo::transport::tcp::attr attr;
   attr.hostname = "127.0.0.1";
-  auto device = gloo::transport::tcp::CreateDevice(attr);
   auto context = std::make_shared<gloo::rendezvous::Context>(r.rank, r.nranks);
-  context->connectFullMesh(gloo_store, device);
-  r.gloo = context;
+  auto device = gloo::transport::tcp::CreateDevice(attr);
+  context->connectFullMesh(store, device);
+  return context;
+}
+
+void open(Rank& r, const std::string& dir, bool control) {
+  r.gloo = gloo_context(r, dir + "/gloo");
+  if (control) r.control = gloo_context(r, dir + "/control");
 
   if (r.host.create({OMNIRT_BENCH_CPU_PLUGIN}, OMNIRT_HOST_IGNORE_ENVIRONMENT | OMNIRT_HOST_SKIP_INSTALLED_DIR,
                     (dir + "/cpu.yaml").c_str()) != OMNIRT_STATUS_OK ||
@@ -82,8 +93,9 @@ void open(Rank& r, const std::string& dir) {
   if (omnirt_comm_create(r.backend.get(), &args, &r.comm) != OMNIRT_STATUS_OK) die("omnirt_comm_create");
 }
 
-void gloo_all_reduce(Rank& r, float* send, float* recv, size_t count) {
-  gloo::AllreduceOptions options(r.gloo);
+void gloo_all_reduce(Rank& r, const std::shared_ptr<gloo::Context>& context, float* send, float* recv,
+                     size_t count) {
+  gloo::AllreduceOptions options(context);
   options.setInput(send, count);
   options.setOutput(recv, count);
   options.setReduceFunction(static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
@@ -122,14 +134,14 @@ int run_rank(int rank, const Options& o, const std::string& dir) {
   Rank r;
   r.rank = rank;
   r.nranks = o.ranks;
-  open(r, dir);
+  open(r, dir, o.control);
   std::vector<float> send(o.max_bytes / sizeof(float), 1.0f), recv(send.size());
   // Bus bandwidth; one rank moves each byte once (a copy).
   const double bus_factor = o.ranks > 1 ? 2.0 * (o.ranks - 1) / o.ranks : 1.0;
   bool ok = true;
   if (rank == 0) {
-    std::printf("all_reduce f32 sum, %d process(es) on the loopback, %d alternating rounds, medians\n", o.ranks,
-                o.rounds);
+    std::printf("all_reduce f32 sum, %d process(es) on the loopback, %d alternating rounds, medians%s\n", o.ranks,
+                o.rounds, o.control ? "; A/A control: 'omnirt' is a second gloo context" : "");
     std::printf("%9s %12s %12s %12s %12s %9s %10s\n", "size", "gloo us", "omnirt us", "gloo GB/s",
                 "omnirt GB/s", "bw ratio", "extra us");
   }
@@ -140,10 +152,17 @@ int run_rank(int rank, const Options& o, const std::string& dir) {
     std::vector<double> direct, routed;
     for (int round = 0; round < o.rounds; ++round) {
       auto time_direct = [&] {
-        direct.push_back(seconds_per_call(iterations, [&] { gloo_all_reduce(r, send.data(), recv.data(), count); }));
+        direct.push_back(
+            seconds_per_call(iterations, [&] { gloo_all_reduce(r, r.gloo, send.data(), recv.data(), count); }));
       };
       auto time_routed = [&] {
-        routed.push_back(seconds_per_call(iterations, [&] { omnirt_all_reduce(r, send.data(), recv.data(), count); }));
+        routed.push_back(seconds_per_call(iterations, [&] {
+          if (o.control) {
+            gloo_all_reduce(r, r.control, send.data(), recv.data(), count);
+          } else {
+            omnirt_all_reduce(r, send.data(), recv.data(), count);
+          }
+        }));
       };
       // Which goes first alternates too, so that neither always follows the other.
       if (round % 2 == 0) {
@@ -185,8 +204,9 @@ Options parse(int argc, char** argv) {
     if (flag == "--ranks") o.ranks = int(std::max(1L, value));
     else if (flag == "--rounds") o.rounds = int(std::max(1L, value));
     else if (flag == "--max-mib") o.max_bytes = size_t(std::max(1L, value)) << 20;
+    else if (flag == "--control") o.control = value != 0;
     else {
-      std::fprintf(stderr, "usage: %s [--ranks N] [--rounds R] [--max-mib M]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--ranks N] [--rounds R] [--max-mib M] [--control 1]\n", argv[0]);
       std::exit(2);
     }
   }
@@ -201,6 +221,7 @@ int main(int argc, char** argv) {
   if (mkdtemp(pattern) == nullptr) return 2;
   const std::string dir = pattern;
   std::filesystem::create_directories(dir + "/gloo");
+  std::filesystem::create_directories(dir + "/control");
   std::ofstream(dir + "/cpu.yaml") << "backends:\n  cpu:\n    options:\n      gloo_hostname: \"127.0.0.1\"\n";
   std::vector<pid_t> children;
   for (int rank = 1; rank < options.ranks; ++rank) {
