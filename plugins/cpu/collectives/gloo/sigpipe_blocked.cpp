@@ -24,6 +24,8 @@ SigpipeBlocked::SigpipeBlocked() noexcept {
 
 SigpipeBlocked::~SigpipeBlocked() {
   if (was_blocked_) return;
+  // sigpending also shows a SIGPIPE sent to the whole process while every
+  // thread blocked it; that one is taken too, a rare case left as it is.
   sigset_t pending;
   if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1) {
     const sigset_t sigpipe = only_sigpipe();
