@@ -6,14 +6,24 @@
 // three; the median round of each is compared: bus bandwidth ratio
 // (OmniRT / NCCL) and the time OmniRT adds per call.
 //
-//   nccl_allreduce_bench [--ranks N] [--rounds R] [--max-mib M]
+// By default one process drives every rank (OmniRT's comm_create_local; one
+// thread, each call a group over the devices). --processes 1 runs one process
+// per rank instead, on the GPU of its number (OmniRT's comm_create meeting
+// through a file store; NCCL's unique ids shared through files beside it).
+//
+//   nccl_allreduce_bench [--ranks N] [--rounds R] [--max-mib M] [--processes 1]
 #include <cuda_runtime_api.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "nccl_library.h"  // NcclSymbols: the plugin's own NCCL declarations
@@ -29,6 +39,16 @@ struct Options {
   int ranks = 0;  // 0: every GPU
   int rounds = 9;
   size_t max_bytes = size_t{1} << 30;
+  bool processes = false;  // one process per rank
+};
+
+// The ranks this process drives: `devices.size()` of `nranks`, numbered from
+// `first_rank`; `dir` is where processes meet (empty: one process).
+struct Layout {
+  std::vector<int> devices;
+  int nranks = 1;
+  int first_rank = 0;
+  std::string dir;
 };
 
 [[noreturn]] void die(const std::string& what, const std::string& why) {
@@ -68,15 +88,32 @@ Options parse(int argc, char** argv) {
     if (flag == "--ranks") o.ranks = int(std::max(1L, value));
     else if (flag == "--rounds") o.rounds = int(std::max(1L, value));
     else if (flag == "--max-mib") o.max_bytes = size_t(std::max(1L, value)) << 20;
-    else die("usage", std::string(argv[0]) + " [--ranks N] [--rounds R] [--max-mib M]");
+    else if (flag == "--processes") o.processes = value != 0;
+    else die("usage", std::string(argv[0]) + " [--ranks N] [--rounds R] [--max-mib M] [--processes 1]");
   }
   return o;
 }
 
-}  // namespace
+// Rank 0 writes `bytes` under `name` in `dir`; the others wait for them.
+void share_from_rank0(const Layout& l, const std::string& name, void* bytes, size_t size) {
+  const std::filesystem::path file = std::filesystem::path(l.dir) / name;
+  if (l.first_rank == 0) {
+    const std::filesystem::path partial = file.string() + ".partial";
+    std::ofstream(partial, std::ios::binary).write(static_cast<const char*>(bytes), std::streamsize(size));
+    std::filesystem::rename(partial, file);  // whole or absent
+    return;
+  }
+  const auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (!std::filesystem::exists(file)) {
+    if (Clock::now() > deadline) die("waiting for " + file.string(), "rank 0 never wrote it");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  std::ifstream(file, std::ios::binary).read(static_cast<char*>(bytes), std::streamsize(size));
+}
 
-int main(int argc, char** argv) {
-  const Options o = parse(argc, argv);
+// The benchmark over the ranks of `l`; rank 0 prints. Exit status: 0 when
+// every size meets 95% of NCCL's bus bandwidth.
+int run(const Options& o, Layout l) {
   const char* paths[] = {OMNIRT_CUDA_PLUGIN_PATH};
   omnirt_host_options host_options{};
   host_options.struct_size = sizeof host_options;
@@ -89,15 +126,35 @@ int main(int argc, char** argv) {
   omnirt_ok(omnirt_host_get_backend(host, "cuda", &cuda), "the cuda backend");
   int32_t gpus = 0;
   omnirt_ok(omnirt_get_device_count(cuda, &gpus), "omnirt_get_device_count");
-  const int n = o.ranks > 0 ? std::min<int>(o.ranks, gpus) : gpus;
+  if (l.devices.empty()) {  // one process: every GPU, or --ranks of them
+    l.nranks = o.ranks > 0 ? std::min<int>(o.ranks, gpus) : gpus;
+    for (int r = 0; r < l.nranks; ++r) l.devices.push_back(r);
+  } else if (l.devices[0] >= gpus) {
+    die("rank " + std::to_string(l.first_rank), "no GPU " + std::to_string(l.devices[0]) + " here");
+  }
+  const int n = int(l.devices.size());  // ranks driven here
+  const bool printer = l.first_rank == 0;
 
-  // OmniRT's side: one local communicator and one stream per GPU.
-  std::vector<int32_t> devices(static_cast<size_t>(n));
-  for (int r = 0; r < n; ++r) devices[size_t(r)] = r;
+  // OmniRT's side: one communicator and one stream per rank driven here.
   std::vector<omnirt_comm*> comms(static_cast<size_t>(n));
-  omnirt_ok(omnirt_comm_create_local(cuda, devices.data(), size_t(n), comms.data()), "omnirt_comm_create_local");
+  omnirt_kv_store* store = nullptr;
+  if (l.dir.empty()) {
+    omnirt_ok(omnirt_comm_create_local(cuda, l.devices.data(), size_t(n), comms.data()), "omnirt_comm_create_local");
+  } else {
+    omnirt_ok(omnirt_file_store_create((l.dir + "/omnirt").c_str(), &store), "omnirt_file_store_create");
+    omnirt_comm_create_args args{};
+    args.struct_size = sizeof args;
+    args.nranks = l.nranks;
+    args.rank = l.first_rank;
+    args.device = l.devices[0];
+    args.store = store;
+    args.key_prefix = "";
+    omnirt_ok(omnirt_comm_create(cuda, &args, &comms[0]), "omnirt_comm_create");
+  }
   std::vector<omnirt_stream*> omnirt_streams(static_cast<size_t>(n));
-  for (int r = 0; r < n; ++r) omnirt_ok(omnirt_stream_create(cuda, r, &omnirt_streams[size_t(r)]), "stream");
+  for (int r = 0; r < n; ++r) {
+    omnirt_ok(omnirt_stream_create(cuda, l.devices[size_t(r)], &omnirt_streams[size_t(r)]), "stream");
+  }
 
   // NCCL's side: the library the plugin loaded ("NCCL 2.x.y (<path>)").
   char library[1024] = "";
@@ -116,15 +173,16 @@ int main(int argc, char** argv) {
   auto make_direct = [&](int blocking) {
     std::vector<ncclComm_t> made(static_cast<size_t>(n));
     omnirt::cuda::ncclUniqueId id;
-    nccl_ok(nccl, nccl.ncclGetUniqueId(&id), "ncclGetUniqueId");
+    if (printer) nccl_ok(nccl, nccl.ncclGetUniqueId(&id), "ncclGetUniqueId");
+    if (!l.dir.empty()) share_from_rank0(l, "nccl-id-" + std::to_string(blocking), &id, sizeof id);
     nccl_ok(nccl, nccl.ncclGroupStart(), "ncclGroupStart");
     for (int r = 0; r < n; ++r) {
-      cuda_ok(cudaSetDevice(r), "cudaSetDevice");
+      cuda_ok(cudaSetDevice(l.devices[size_t(r)]), "cudaSetDevice");
       omnirt::cuda::ncclConfig_v21700 config{sizeof config, omnirt::cuda::kNcclConfigMagic,
                                              omnirt::cuda::kNcclConfigVersion, blocking,
                                              omnirt::cuda::kNcclConfigUndefInt, omnirt::cuda::kNcclConfigUndefInt,
                                              omnirt::cuda::kNcclConfigUndefInt, nullptr};
-      const auto r_init = nccl.ncclCommInitRankConfig(&made[size_t(r)], n, id, r, &config);
+      const auto r_init = nccl.ncclCommInitRankConfig(&made[size_t(r)], l.nranks, id, l.first_rank + r, &config);
       if (r_init != omnirt::cuda::ncclInProgress) nccl_ok(nccl, r_init, "ncclCommInitRankConfig");
     }
     const auto ended = nccl.ncclGroupEnd();
@@ -146,7 +204,7 @@ int main(int argc, char** argv) {
   std::vector<cudaStream_t> streams(static_cast<size_t>(n));
   std::vector<void*> send(static_cast<size_t>(n)), recv(static_cast<size_t>(n));
   for (int r = 0; r < n; ++r) {
-    cuda_ok(cudaSetDevice(r), "cudaSetDevice");
+    cuda_ok(cudaSetDevice(l.devices[size_t(r)]), "cudaSetDevice");
     cuda_ok(cudaStreamCreateWithFlags(&streams[size_t(r)], cudaStreamNonBlocking), "cudaStreamCreate");
     cuda_ok(cudaMalloc(&send[size_t(r)], o.max_bytes), "cudaMalloc");
     cuda_ok(cudaMalloc(&recv[size_t(r)], o.max_bytes), "cudaMalloc");
@@ -176,7 +234,7 @@ int main(int argc, char** argv) {
   };
   auto synchronize = [&] {
     for (int r = 0; r < n; ++r) {
-      cuda_ok(cudaSetDevice(r), "cudaSetDevice");
+      cuda_ok(cudaSetDevice(l.devices[size_t(r)]), "cudaSetDevice");
       cuda_ok(cudaStreamSynchronize(streams[size_t(r)]), "cudaStreamSynchronize");
       omnirt_ok(omnirt_stream_synchronize(cuda, omnirt_streams[size_t(r)]), "omnirt_stream_synchronize");
     }
@@ -192,13 +250,15 @@ int main(int argc, char** argv) {
   };
 
   // Bus bandwidth as nccl-tests reports it; one rank moves its bytes once.
-  const double bus_factor = n > 1 ? 2.0 * (n - 1) / n : 1.0;
-  std::printf("all_reduce f32 sum, %d rank(s) on %d GPU(s), %s; median of %d alternating rounds\n", n, gpus, library,
-              o.rounds);
-  std::printf("nccl: NCCL called directly on blocking communicators (the baseline); nccl-nb: on non-blocking ones,\n"
-              "as the plugin makes them (nccl-nb - nccl is NCCL's own cost of that mode)\n");
-  std::printf("%9s %11s %11s %11s %11s %11s %9s %9s\n", "size", "nccl us", "nccl-nb us", "omnirt us", "nccl GB/s",
-              "omnirt GB/s", "bw ratio", "extra us");
+  const double bus_factor = l.nranks > 1 ? 2.0 * (l.nranks - 1) / l.nranks : 1.0;
+  if (printer) {
+    std::printf("all_reduce f32 sum, %d rank(s) on %d GPU(s), %s, %s; median of %d alternating rounds\n", l.nranks,
+                gpus, l.dir.empty() ? "one process driving them all" : "one process per rank", library, o.rounds);
+    std::printf("nccl: NCCL called directly on blocking communicators (the baseline); nccl-nb: on non-blocking ones,\n"
+                "as the plugin makes them (nccl-nb - nccl is NCCL's own cost of that mode)\n");
+    std::printf("%9s %11s %11s %11s %11s %11s %9s %9s\n", "size", "nccl us", "nccl-nb us", "omnirt us", "nccl GB/s",
+                "omnirt GB/s", "bw ratio", "extra us");
+  }
   bool ok = true;
   for (size_t bytes = 8; bytes <= o.max_bytes; bytes *= 4) {
     const size_t count = bytes / sizeof(float);
@@ -211,11 +271,11 @@ int main(int argc, char** argv) {
     }
     const double td = median(d), tnb = median(nb), tm = median(m), ratio = td / tm;
     ok = ok && ratio >= 0.95;
-    std::printf("%9s %11.2f %11.2f %11.2f %11.2f %11.2f %9.3f %9.2f%s\n", bytes_text(bytes).c_str(), td * 1e6,
+    if (printer) std::printf("%9s %11.2f %11.2f %11.2f %11.2f %11.2f %9.3f %9.2f%s\n", bytes_text(bytes).c_str(), td * 1e6,
                 tnb * 1e6, tm * 1e6, bus_factor * double(bytes) / td / 1e9, bus_factor * double(bytes) / tm / 1e9,
                 ratio, (tm - td) * 1e6, ratio >= 0.95 ? "" : "  BELOW 95%");
   }
-  std::printf("%s\n", ok ? "every size meets 95% of NCCL's bus bandwidth" : "some sizes miss 95% of NCCL's bus bandwidth");
+  if (printer) std::printf("%s\n", ok ? "every size meets 95% of NCCL's bus bandwidth" : "some sizes miss 95% of NCCL's bus bandwidth");
   for (int r = 0; r < n; ++r) {
     omnirt_comm_destroy(cuda, comms[size_t(r)]);
     omnirt_stream_destroy(cuda, omnirt_streams[size_t(r)]);
@@ -225,6 +285,35 @@ int main(int argc, char** argv) {
     cudaFree(recv[size_t(r)]);
     cudaStreamDestroy(streams[size_t(r)]);
   }
+  if (store != nullptr) omnirt_file_store_destroy(store);
   omnirt_host_destroy(host);
   return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  if (!o.processes) return run(o, Layout{});
+  // One process per rank, forked before any CUDA call (a child cannot use a
+  // CUDA context its parent made).
+  const int nranks = o.ranks > 0 ? o.ranks : 2;
+  char pattern[] = "/tmp/omnirt-nccl-bench-XXXXXX";
+  if (mkdtemp(pattern) == nullptr) die("mkdtemp", "failed");
+  const std::string dir = pattern;
+  std::filesystem::create_directories(dir + "/omnirt");
+  std::vector<pid_t> children;
+  for (int rank = 1; rank < nranks; ++rank) {
+    const pid_t pid = fork();
+    if (pid == 0) _exit(run(o, Layout{{rank}, nranks, rank, dir}));
+    children.push_back(pid);
+  }
+  int result = run(o, Layout{{0}, nranks, 0, dir});
+  for (pid_t child : children) {
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) > 1) result = 2;
+  }
+  std::filesystem::remove_all(dir);
+  return result;
 }

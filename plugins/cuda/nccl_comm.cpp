@@ -27,14 +27,24 @@ ncclConfig_v21700 non_blocking_config() {
 }
 
 // Polls NCCL until `handle` is no longer in progress or `deadline` passed;
-// the last state seen.
+// the last state seen. A launch finishes within tens of microseconds (NCCL
+// hands a non-blocking group to a thread of its own), so the first 200 us
+// poll with a yield between asks; then sleeps grow to 2 ms, for connecting
+// and finalizing, which wait for peers.
 ncclResult_t settle(const NcclSymbols& api, ncclComm_t handle, NcclComm::Clock::time_point deadline) {
   ncclResult_t state = ncclInProgress;
-  for (auto pause = std::chrono::microseconds(20);; pause = std::min(pause * 2, std::chrono::microseconds(2000))) {
+  const NcclComm::Clock::time_point spin_until = NcclComm::Clock::now() + std::chrono::microseconds(200);
+  for (auto pause = std::chrono::microseconds(20);;) {
     const ncclResult_t asked = api.ncclCommGetAsyncError(handle, &state);
     if (asked != ncclSuccess) return asked;
-    if (state != ncclInProgress || NcclComm::Clock::now() >= deadline) return state;
-    std::this_thread::sleep_for(pause);
+    const NcclComm::Clock::time_point now = NcclComm::Clock::now();
+    if (state != ncclInProgress || now >= deadline) return state;
+    if (now < spin_until) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::microseconds(2000));
+    }
   }
 }
 
@@ -196,8 +206,16 @@ void NcclComm::throw_if_failed() const {
 void NcclComm::wait_ready(ncclComm_t pinned, const char* what) {
   const ncclResult_t state = settle(nccl_.get(), pinned, Clock::now() + milliseconds(timeout_ms_));
   if (state == ncclInProgress) {
-    plugin::fail(OMNIRT_STATUS_TIMEOUT, std::string("cuda: ") + what + " was still in progress after " +
-                                            std::to_string(timeout_ms_) + " ms");
+    // NCCL connects ranks when they are made and on their first collective
+    // of a kind: a call that never ends is a peer that never came. The
+    // communicator cannot be used again; its abort follows the last pin.
+    const std::string message = std::string("cuda: ") + what + " on rank " + std::to_string(rank_) + " of " +
+                                std::to_string(nranks_) + " did not finish within " + std::to_string(timeout_ms_) +
+                                " ms: a rank did not join it (NCCL connects the ranks when they are made and on "
+                                "their first collective of a kind, and does not tell which rank is missing); the "
+                                "communicator is aborted";
+    fail(OMNIRT_STATUS_TIMEOUT, message);
+    plugin::fail(OMNIRT_STATUS_TIMEOUT, message);
   }
   nccl_.check(state, what, pinned);
 }
