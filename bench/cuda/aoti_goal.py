@@ -41,6 +41,7 @@ Exit status 0 when every output matches eager PyTorch, 1 otherwise; the goal
 verdicts are printed, not enforced.
 """
 import argparse
+import ctypes
 import json
 import os
 import pathlib
@@ -49,6 +50,16 @@ import sys
 import time
 
 os.environ.setdefault("AOTI_RUNTIME_CHECK_INPUTS", "1")  # the packages check their inputs
+
+# An AOTInductor package's model library carries libstdc++ code of its own.
+# In a C++ program libstdc++ is in the global symbol scope, so the library's
+# references bind to that one copy; a Python process loads it locally (with
+# the extension that needs it), and the library then mixes its own copy's
+# locale data with the process's: std::regex in its device-string parsing
+# crashes (SIGSEGV) at load, in PyTorch's own aoti_load_package as in
+# OmniRT's engine. Making libstdc++ global first restores the C++ program's
+# binding.
+ctypes.CDLL("libstdc++.so.6", mode=ctypes.RTLD_GLOBAL)
 
 import torch  # noqa: E402
 

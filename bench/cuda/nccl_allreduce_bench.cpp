@@ -294,6 +294,7 @@ int run(const Options& o, Layout l) {
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row as it is measured, also into a file
   if (!o.processes) return run(o, Layout{});
   // One process per rank, forked before any CUDA call (a child cannot use a
   // CUDA context its parent made).
