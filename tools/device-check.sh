@@ -175,9 +175,15 @@ bench() {
       say "cuda_${b}_bench was not built"
     fi
   done
-  # all_reduce through OmniRT vs. NCCL itself, over every GPU (one rank on one).
+  # all_reduce through OmniRT vs. NCCL itself, over every GPU (one rank on one),
+  # from one process; then, with several GPUs, from a process per GPU.
   if dir=$(built bin/nccl_allreduce_bench); then
     run bench_nccl_allreduce.txt 300 "$dir/bin/nccl_allreduce_bench"
+    local gpus
+    gpus=$(nvidia-smi --list-gpus 2>/dev/null | wc -l)
+    if [ "$gpus" -ge 2 ]; then
+      run bench_nccl_allreduce.txt 300 "$dir/bin/nccl_allreduce_bench" --processes 1 --ranks "$gpus"
+    fi
   else
     say "nccl_allreduce_bench was not built"
   fi

@@ -58,7 +58,7 @@ os.environ.setdefault("AOTI_RUNTIME_CHECK_INPUTS", "1")  # the packages check th
 # locale data with the process's: std::regex in its device-string parsing
 # crashes (SIGSEGV) at load, in PyTorch's own aoti_load_package as in
 # OmniRT's engine. Making libstdc++ global first restores the C++ program's
-# binding.
+# binding (OmniRT's engine now does this itself; PyTorch's loader does not).
 ctypes.CDLL("libstdc++.so.6", mode=ctypes.RTLD_GLOBAL)
 
 import torch  # noqa: E402

@@ -6,6 +6,7 @@
 
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
+#include <dlfcn.h>
 #include <torch/version.h>
 #include <unistd.h>
 
@@ -69,8 +70,22 @@ class TemporaryPackage {
   std::string path_;
 };
 
+// A package's model library carries libstdc++ code of its own. Where the
+// process holds libstdc++ in the global symbol scope (a C++ program) the
+// library binds to that one copy; where it was loaded locally (a Python
+// process, any dlopen(RTLD_LOCAL) host) the library mixes its own copy's
+// locale data with the process's and crashes in std::regex at load
+// (docs/aoti.md). Promoting the libstdc++ already loaded to global scope
+// restores the C++ program's binding; a process without it has nothing to
+// promote, and the handle is kept (libstdc++ is never unloaded).
+void make_libstdcxx_global() {
+  static const bool promoted = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL) != nullptr;
+  (void)promoted;
+}
+
 // The loader for `file` on cuda:`device`, single-threaded for a compile tier.
 std::unique_ptr<Loader> make_loader(const std::string& file, int device, bool single_threaded) {
+  make_libstdcxx_global();
 #if OMNIRT_TORCH_AT_LEAST(2, 8)
   return std::make_unique<Loader>(file, "model", single_threaded, size_t{1},
                                   c10::DeviceIndex(device));
