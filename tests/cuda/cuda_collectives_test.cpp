@@ -1,9 +1,9 @@
 // NCCL through the cuda backend and the host, checked exactly on the GPU:
 // a 1-rank communicator (any GPU machine) runs every collective with every
 // dtype and reduction, on NULL and on a stream; 2 ranks (skipped below two
-// GPUs) run them across devices, from two threads and grouped from one, and
-// a rank that never joins makes the other fail with TIMEOUT. Skips with the
-// reason where CUDA or NCCL is not here.
+// GPUs) run them across devices, from two threads, grouped from one and from
+// two processes of a GPU each, and a rank that never joins makes the other
+// fail with TIMEOUT. Skips with the reason where CUDA or NCCL is not here.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -16,6 +16,8 @@
 
 #include "collective_cases.h"
 #include "omnirt/host.h"
+#include "rank_processes.h"
+#include "scratch_dir.h"
 
 namespace omnirt_test {
 namespace {
@@ -27,16 +29,21 @@ std::string last_message() { return omnirt_last_error()->message; }
 // NCCL has no 16-bit integer type: the backend refuses its reductions.
 bool nccl_reduces(int32_t dtype, int32_t) { return dtype != OMNIRT_DTYPE_I16; }
 
+// A host over the cuda plugin alone.
+omnirt_status create_cuda_host(omnirt_host** host) {
+  const char* paths[] = {OMNIRT_CUDA_PLUGIN_PATH};
+  omnirt_host_options options{};
+  options.struct_size = sizeof options;
+  options.plugin_paths = paths;
+  options.num_plugin_paths = 1;
+  options.flags = OMNIRT_HOST_IGNORE_ENVIRONMENT | OMNIRT_HOST_SKIP_INSTALLED_DIR;
+  return omnirt_host_create(&options, host);
+}
+
 class CudaCollectives : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* paths[] = {OMNIRT_CUDA_PLUGIN_PATH};
-    omnirt_host_options options{};
-    options.struct_size = sizeof options;
-    options.plugin_paths = paths;
-    options.num_plugin_paths = 1;
-    options.flags = OMNIRT_HOST_IGNORE_ENVIRONMENT | OMNIRT_HOST_SKIP_INSTALLED_DIR;
-    ASSERT_EQ(omnirt_host_create(&options, &host_), OMNIRT_STATUS_OK) << last_message();
+    ASSERT_EQ(create_cuda_host(&host_), OMNIRT_STATUS_OK) << last_message();
     if (omnirt_host_get_backend(host_, "cuda", &cuda_) != OMNIRT_STATUS_OK) {
       GTEST_SKIP() << "cuda unavailable: " << last_message();
     }
@@ -210,6 +217,78 @@ TEST_F(CudaCollectives, ARankThatNeverJoinsMakesTheOtherTimeOut) {
   EXPECT_THAT(omnirt_comm_destroy(cuda_, comms_[1]),
               ::testing::AnyOf(OMNIRT_STATUS_OK, OMNIRT_STATUS_TIMEOUT));
   comms_[1] = nullptr;
+}
+
+// Rank processes make their own hosts: a child cannot use a CUDA context its
+// parent made, so the test's own process never makes one.
+constexpr auto kRankLimit = std::chrono::minutes(4);
+
+// "" with the number of GPUs the cuda backend sees in `*gpus`, or why it
+// sees none; asked in a child process.
+std::string count_gpus(int* gpus) {
+  const std::vector<RankOutcome> outcomes = run_ranks(
+      1,
+      [](int) -> std::string {
+        omnirt_host* host = nullptr;
+        omnirt_backend* cuda = nullptr;
+        int32_t count = 0;
+        if (create_cuda_host(&host) != OMNIRT_STATUS_OK ||
+            omnirt_host_get_backend(host, "cuda", &cuda) != OMNIRT_STATUS_OK ||
+            omnirt_get_device_count(cuda, &count) != OMNIRT_STATUS_OK) {
+          return "cuda unavailable: " + last_message();
+        }
+        omnirt_host_destroy(host);
+        return "gpus " + std::to_string(count);
+      },
+      kRankLimit);
+  const std::string& report = outcomes[0].report;
+  if (report.rfind("gpus ", 0) != 0) return report.empty() ? failures_of(outcomes) : report;
+  *gpus = std::stoi(report.substr(5));
+  return "";
+}
+
+// Two processes, a GPU each, meet through a file store and run every
+// collective, dtype and reduction exactly, on NULL and on a stream.
+TEST(CudaCollectivesAcrossProcesses, TwoProcessesOfAGpuEachRunEveryCollective) {
+  int gpus = 0;
+  const std::string why = count_gpus(&gpus);
+  if (!why.empty()) GTEST_SKIP() << why;
+  if (gpus < 2) GTEST_SKIP() << "needs two GPUs; this machine has " << gpus;
+  const ScratchDir dir;
+  const std::vector<RankOutcome> outcomes = run_ranks(
+      2,
+      [&](int rank) -> std::string {
+        omnirt_host* host = nullptr;
+        omnirt_backend* cuda = nullptr;
+        omnirt_kv_store* store = nullptr;
+        if (create_cuda_host(&host) != OMNIRT_STATUS_OK ||
+            omnirt_host_get_backend(host, "cuda", &cuda) != OMNIRT_STATUS_OK ||
+            omnirt_file_store_create(dir.path().c_str(), &store) != OMNIRT_STATUS_OK) {
+          return "setting up: " + last_message();
+        }
+        omnirt_comm_create_args args{};
+        args.struct_size = sizeof args;
+        args.nranks = 2;
+        args.rank = rank;
+        args.device = rank;
+        args.timeout_ms = 60000;
+        args.store = store;
+        args.key_prefix = "";
+        omnirt_comm* comm = nullptr;
+        if (omnirt_comm_create(cuda, &args, &comm) != OMNIRT_STATUS_OK) return "omnirt_comm_create: " + last_message();
+        std::string report =
+            check_every_collective({cuda, comm, rank, 2, rank, nullptr}, {1, 37, 1 << 20}, nccl_reduces);
+        omnirt_stream* stream = nullptr;
+        if (omnirt_stream_create(cuda, rank, &stream) != OMNIRT_STATUS_OK) return report + "stream: " + last_message();
+        report += check_every_collective({cuda, comm, rank, 2, rank, stream}, {4099}, nccl_reduces);
+        if (omnirt_stream_destroy(cuda, stream) != OMNIRT_STATUS_OK) report += "stream destroy: " + last_message();
+        if (omnirt_comm_destroy(cuda, comm) != OMNIRT_STATUS_OK) report += "comm destroy: " + last_message();
+        omnirt_file_store_destroy(store);
+        omnirt_host_destroy(host);
+        return report;
+      },
+      kRankLimit);
+  EXPECT_EQ(failures_of(outcomes), "");
 }
 
 }  // namespace
