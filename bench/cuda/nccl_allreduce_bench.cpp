@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "cuda_host.h"
 #include "nccl_library.h"  // NcclSymbols: the plugin's own NCCL declarations
 #include "omnirt/host.h"
 
@@ -114,15 +115,9 @@ void share_from_rank0(const Layout& l, const std::string& name, void* bytes, siz
 // The benchmark over the ranks of `l`; rank 0 prints. Exit status: 0 when
 // every size meets 95% of NCCL's bus bandwidth.
 int run(const Options& o, Layout l) {
-  const char* paths[] = {OMNIRT_CUDA_PLUGIN_PATH};
-  omnirt_host_options host_options{};
-  host_options.struct_size = sizeof host_options;
-  host_options.plugin_paths = paths;
-  host_options.num_plugin_paths = 1;
-  host_options.flags = OMNIRT_HOST_IGNORE_ENVIRONMENT | OMNIRT_HOST_SKIP_INSTALLED_DIR;
   omnirt_host* host = nullptr;
   omnirt_backend* cuda = nullptr;
-  omnirt_ok(omnirt_host_create(&host_options, &host), "omnirt_host_create");
+  omnirt_ok(omnirt::cuda_test::create_cuda_host(&host), "omnirt_host_create");
   omnirt_ok(omnirt_host_get_backend(host, "cuda", &cuda), "the cuda backend");
   int32_t gpus = 0;
   omnirt_ok(omnirt_get_device_count(cuda, &gpus), "omnirt_get_device_count");

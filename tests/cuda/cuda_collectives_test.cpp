@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "collective_cases.h"
+#include "cuda_host.h"
 #include "omnirt/host.h"
 #include "rank_processes.h"
 #include "scratch_dir.h"
@@ -29,16 +30,7 @@ std::string last_message() { return omnirt_last_error()->message; }
 // NCCL has no 16-bit integer type: the backend refuses its reductions.
 bool nccl_reduces(int32_t dtype, int32_t) { return dtype != OMNIRT_DTYPE_I16; }
 
-// A host over the cuda plugin alone.
-omnirt_status create_cuda_host(omnirt_host** host) {
-  const char* paths[] = {OMNIRT_CUDA_PLUGIN_PATH};
-  omnirt_host_options options{};
-  options.struct_size = sizeof options;
-  options.plugin_paths = paths;
-  options.num_plugin_paths = 1;
-  options.flags = OMNIRT_HOST_IGNORE_ENVIRONMENT | OMNIRT_HOST_SKIP_INSTALLED_DIR;
-  return omnirt_host_create(&options, host);
-}
+using omnirt::cuda_test::create_cuda_host;
 
 class CudaCollectives : public ::testing::Test {
  protected:

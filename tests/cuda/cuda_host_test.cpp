@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_host.h"
 #include "omnirt/cpp/host.hpp"
 #include "omnirt/host.h"
 
@@ -16,13 +17,7 @@ namespace {
 class CudaHostTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* paths[] = {OMNIRT_CUDA_PLUGIN_PATH};
-    omnirt_host_options options{};
-    options.struct_size = sizeof options;
-    options.plugin_paths = paths;
-    options.num_plugin_paths = 1;
-    options.flags = OMNIRT_HOST_IGNORE_ENVIRONMENT | OMNIRT_HOST_SKIP_INSTALLED_DIR;
-    ASSERT_EQ(omnirt_host_create(&options, &host_), OMNIRT_STATUS_OK) << omnirt_last_error()->message;
+    ASSERT_EQ(omnirt::cuda_test::create_cuda_host(&host_), OMNIRT_STATUS_OK) << omnirt_last_error()->message;
   }
   void TearDown() override { omnirt_host_destroy(host_); }
 
