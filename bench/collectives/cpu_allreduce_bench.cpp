@@ -23,8 +23,7 @@
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/transport/tcp/device.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <chrono>
@@ -33,9 +32,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "forked_ranks.h"
 #include "omnirt/cpp/host.hpp"
 
 namespace {
@@ -63,9 +64,9 @@ struct Rank {
   uint32_t tag = 0;
 };
 
+// Ends the rank's run (omnirt_bench::reported prints it).
 [[noreturn]] void die(const std::string& what) {
-  std::fprintf(stderr, "rank: %s: %s\n", what.c_str(), omnirt_last_error()->message);
-  std::exit(2);
+  throw std::runtime_error(what + ": " + omnirt_last_error()->message);
 }
 
 // A gloo context of its own (TCP device, connections) meeting under `store_dir`.
@@ -248,18 +249,8 @@ int main(int argc, char** argv) {
     std::filesystem::create_directories(dir + "/control/e" + std::to_string(epoch));
   }
   std::ofstream(dir + "/cpu.yaml") << "backends:\n  cpu:\n    options:\n      gloo_hostname: \"127.0.0.1\"\n";
-  std::vector<pid_t> children;
-  for (int rank = 1; rank < options.ranks; ++rank) {
-    const pid_t pid = fork();
-    if (pid == 0) _exit(run_rank(rank, options, dir));
-    children.push_back(pid);
-  }
-  int result = run_rank(0, options, dir);
-  for (pid_t child : children) {
-    int status = 0;
-    waitpid(child, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) > 1) result = 2;
-  }
+  const int result =
+      omnirt_bench::run_forked_ranks(options.ranks, [&](int rank) { return run_rank(rank, options, dir); });
   std::filesystem::remove_all(dir);
   return result;
 }

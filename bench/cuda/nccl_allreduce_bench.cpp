@@ -13,8 +13,7 @@
 //
 //   nccl_allreduce_bench [--ranks N] [--rounds R] [--max-mib M] [--processes 1]
 #include <cuda_runtime_api.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <chrono>
@@ -22,11 +21,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "cuda_host.h"
+#include "forked_ranks.h"
 #include "nccl_library.h"  // NcclSymbols: the plugin's own NCCL declarations
 #include "omnirt/host.h"
 
@@ -52,9 +53,9 @@ struct Layout {
   std::string dir;
 };
 
+// Ends the rank's run (omnirt_bench::reported prints it).
 [[noreturn]] void die(const std::string& what, const std::string& why) {
-  std::fprintf(stderr, "nccl_allreduce_bench: %s: %s\n", what.c_str(), why.c_str());
-  std::exit(2);
+  throw std::runtime_error("nccl_allreduce_bench: " + what + ": " + why);
 }
 
 void cuda_ok(cudaError_t e, const char* what) {
@@ -90,7 +91,10 @@ Options parse(int argc, char** argv) {
     else if (flag == "--rounds") o.rounds = int(std::max(1L, value));
     else if (flag == "--max-mib") o.max_bytes = size_t(std::max(1L, value)) << 20;
     else if (flag == "--processes") o.processes = value != 0;
-    else die("usage", std::string(argv[0]) + " [--ranks N] [--rounds R] [--max-mib M] [--processes 1]");
+    else {
+      std::fprintf(stderr, "usage: %s [--ranks N] [--rounds R] [--max-mib M] [--processes 1]\n", argv[0]);
+      std::exit(2);
+    }
   }
   return o;
 }
@@ -266,11 +270,16 @@ int run(const Options& o, Layout l) {
     }
     const double td = median(d), tnb = median(nb), tm = median(m), ratio = td / tm;
     ok = ok && ratio >= 0.95;
-    if (printer) std::printf("%9s %11.2f %11.2f %11.2f %11.2f %11.2f %9.3f %9.2f%s\n", bytes_text(bytes).c_str(), td * 1e6,
-                tnb * 1e6, tm * 1e6, bus_factor * double(bytes) / td / 1e9, bus_factor * double(bytes) / tm / 1e9,
-                ratio, (tm - td) * 1e6, ratio >= 0.95 ? "" : "  BELOW 95%");
+    if (printer) {
+      std::printf("%9s %11.2f %11.2f %11.2f %11.2f %11.2f %9.3f %9.2f%s\n", bytes_text(bytes).c_str(), td * 1e6,
+                  tnb * 1e6, tm * 1e6, bus_factor * double(bytes) / td / 1e9, bus_factor * double(bytes) / tm / 1e9,
+                  ratio, (tm - td) * 1e6, ratio >= 0.95 ? "" : "  BELOW 95%");
+    }
   }
-  if (printer) std::printf("%s\n", ok ? "every size meets 95% of NCCL's bus bandwidth" : "some sizes miss 95% of NCCL's bus bandwidth");
+  if (printer) {
+    std::printf("%s\n",
+                ok ? "every size meets 95% of NCCL's bus bandwidth" : "some sizes miss 95% of NCCL's bus bandwidth");
+  }
   for (int r = 0; r < n; ++r) {
     omnirt_comm_destroy(cuda, comms[size_t(r)]);
     omnirt_stream_destroy(cuda, omnirt_streams[size_t(r)]);
@@ -290,26 +299,20 @@ int run(const Options& o, Layout l) {
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row as it is measured, also into a file
-  if (!o.processes) return run(o, Layout{});
+  auto rank_main = [&](int) { return run(o, Layout{}); };
+  if (!o.processes) return omnirt_bench::reported(rank_main, 0);
   // One process per rank, forked before any CUDA call (a child cannot use a
   // CUDA context its parent made).
   const int nranks = o.ranks > 0 ? o.ranks : 2;
   char pattern[] = "/tmp/omnirt-nccl-bench-XXXXXX";
-  if (mkdtemp(pattern) == nullptr) die("mkdtemp", "failed");
+  if (mkdtemp(pattern) == nullptr) {
+    std::perror("nccl_allreduce_bench: mkdtemp");
+    return 2;
+  }
   const std::string dir = pattern;
   std::filesystem::create_directories(dir + "/omnirt");
-  std::vector<pid_t> children;
-  for (int rank = 1; rank < nranks; ++rank) {
-    const pid_t pid = fork();
-    if (pid == 0) _exit(run(o, Layout{{rank}, nranks, rank, dir}));
-    children.push_back(pid);
-  }
-  int result = run(o, Layout{{0}, nranks, 0, dir});
-  for (pid_t child : children) {
-    int status = 0;
-    waitpid(child, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) > 1) result = 2;
-  }
+  const int result =
+      omnirt_bench::run_forked_ranks(nranks, [&](int rank) { return run(o, Layout{{rank}, nranks, rank, dir}); });
   std::filesystem::remove_all(dir);
   return result;
 }
