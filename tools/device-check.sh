@@ -113,7 +113,7 @@ build() {
   say "torch: $(python3 -c 'import torch; print(torch.__version__, torch.version.cuda)' 2>&1)"
   local host=(omnirt omnirt-probe omnirt-run omnirt_backend_cpu)
   local cuda=(omnirt_backend_cuda omnirt_cuda_engine cuda_caching_allocator_test cuda_launch_plan_test
-    cuda_plugin_test cuda_multi_device_test cuda_host_test cuda_torch_test cuda_aoti_test
+    cuda_plugin_test cuda_multi_device_test cuda_host_test cuda_torch_test cuda_aoti_test cuda_engine_memory_test
     cuda_multi_device_torch_test cuda_collectives_test cuda_allocator_core_bench cuda_alloc_bench
     cuda_memcpy_bench cuda_module_bench cuda_kernel_bench cuda_aoti_bench nccl_allreduce_bench)
   local dirs=()

@@ -37,7 +37,9 @@ CudaBackend::CudaBackend(const omnirt_backend_create_args& args)
     : allocator_kind_(allocator_option(args)),
       collectives_(plugin::Options(args).get("nccl_library")) {}
 
-CudaBackend::~CudaBackend() = default;  // allocators return their memory on their own device
+// Allocators return their memory on their own device, except those the
+// engine's modules still use (detach_engine_memory).
+CudaBackend::~CudaBackend() { detach_engine_memory(); }
 
 plugin::Availability CudaBackend::is_available() { return runtime_.availability(); }
 
@@ -212,6 +214,8 @@ void CudaBackend::mem_get_info(int32_t device, size_t& free_bytes, size_t& total
 
 void CudaBackend::memory_stats(int32_t device, omnirt_memory_stats& stats) {
   allocator(device).stats(stats);
+  // The engine's modules allocate through the same allocators (cuda_engine.cpp).
+  if (engine_.memory_counted(this)) stats.known |= OMNIRT_STAT_MODULE_MEMORY;
 }
 
 void CudaBackend::reset_memory_stats(int32_t device) {

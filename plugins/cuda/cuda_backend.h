@@ -137,6 +137,11 @@ class CudaBackend {
     return make_allocator_for(device);
   }
   DeviceAllocator& make_allocator_for(int32_t device);
+  // engine_memory_'s callbacks (cuda_engine.cpp); `context` is the backend.
+  static void* engine_allocate(void* context, int32_t device, size_t size, void* stream) noexcept;
+  static void engine_free(void* context, int32_t device, void* ptr) noexcept;
+  // Before the allocators go: the engine stops calling them (cuda_engine.cpp).
+  void detach_engine_memory() noexcept;
   // The device a copy or memset touches: where its device pointer lives.
   int device_for(const void* ptr);
   // `device` if it names one (>= 0), else the calling thread's current device.
@@ -162,6 +167,10 @@ class CudaBackend {
   plugin_common::DefaultStreams<cudaStream_t> default_streams_{"cuda"};
   Kernels kernels_;
   Engine engine_;
+  // What the engine's modules take their device memory from: the allocators above.
+  const omnirt_cuda_engine_memory engine_memory_{sizeof(omnirt_cuda_engine_memory), this,
+                                                 &CudaBackend::engine_allocate,
+                                                 &CudaBackend::engine_free};
   CudaCollectives collectives_;  // first to go: communicators flush before the allocators
 };
 

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstring>
 #include <memory>
 
@@ -114,17 +115,76 @@ const omnirt_cuda_engine_api& Engine::api() {
     auto get =
         reinterpret_cast<omnirt_cuda_engine_get_fn>(dlsym(library, OMNIRT_CUDA_ENGINE_SYMBOL));
     const omnirt_cuda_engine_api* api = get != nullptr ? get() : nullptr;
-    if (api == nullptr || api->struct_size < sizeof(omnirt_cuda_engine_api) ||
-        api->api_version != OMNIRT_CUDA_ENGINE_API_VERSION) {
-      error_ = path_ + " is not a cuda engine of API version " +
+    // Version 2 (the table up to set_warning_sink) still loads: its modules'
+    // memory is then not counted.
+    constexpr size_t kVersion2Size = offsetof(omnirt_cuda_engine_api, memory_unavailable);
+    const bool v2 = api != nullptr && api->api_version == 2 && api->struct_size >= kVersion2Size;
+    const bool v3 = api != nullptr && api->api_version == OMNIRT_CUDA_ENGINE_API_VERSION &&
+                    api->struct_size >= sizeof(omnirt_cuda_engine_api);
+    if (!v2 && !v3) {
+      error_ = path_ + " is not a cuda engine of API version 2 or " +
                std::to_string(OMNIRT_CUDA_ENGINE_API_VERSION);
       return;
     }
     api->set_warning_sink(&log_engine_warning);
+    api_version_ = api->api_version;
     api_ = api;
   });
   if (api_ == nullptr) fail(OMNIRT_STATUS_UNAVAILABLE, "cuda: " + error_);
   return *api_;
+}
+
+const omnirt_cuda_engine_api* Engine::memory() const {
+  const omnirt_cuda_engine_api* api = loaded();
+  return api != nullptr && api_version_ >= 3 && api->memory_unavailable == nullptr ? api : nullptr;
+}
+
+bool Engine::memory_counted(void* context) const {
+  if (!present_) return false;
+  const omnirt_cuda_engine_api* api = loaded();
+  if (api == nullptr) return std::string(OMNIRT_CUDA_MEMORY_UNAVAILABLE).empty();
+  if (api_version_ < 3) return false;
+  return api->memory_counted(context, nullptr) != 0;
+}
+
+// The engine's callbacks into this backend's allocators (engine_api.h,
+// omnirt_cuda_engine_memory). No exception may leave them: libtorch calls
+// them with its allocator's lock held.
+void* CudaBackend::engine_allocate(void* context, int32_t device, size_t size,
+                                   void* stream) noexcept {
+  try {
+    return static_cast<CudaBackend*>(context)->allocator(device).allocate(
+        size, static_cast<cudaStream_t>(stream));
+  } catch (...) {
+    return nullptr;  // libtorch reports it as out of memory
+  }
+}
+
+void CudaBackend::engine_free(void* context, int32_t device, void* ptr) noexcept {
+  try {
+    // The engine synchronized the device: the default stream may reuse it at once.
+    static_cast<CudaBackend*>(context)->allocator(device).free(ptr, nullptr);
+  } catch (...) {
+  }
+}
+
+void CudaBackend::detach_engine_memory() noexcept {
+  const omnirt_cuda_engine_api* api = engine_.memory();
+  if (api == nullptr) return;
+  if (api->memory_detach(this) == 0) return;
+  // Modules or outputs still hold memory of these allocators, and libtorch
+  // frees it whenever they go, which may be after this instance and even
+  // after this plugin is unloaded. The engine no longer calls back; the
+  // allocators are leaked on purpose, so that the memory stays valid for
+  // them until the process ends. What they only cache is released first.
+  for (std::unique_ptr<DeviceAllocator>& allocator : allocators_) {
+    if (allocator == nullptr) continue;
+    try {
+      allocator->reset_stats();
+    } catch (...) {
+    }
+    (void)allocator.release();
+  }
 }
 
 std::string CudaBackend::engine_prepare(const char* format) {
@@ -149,9 +209,14 @@ omnirt_executable* CudaBackend::module_load(int32_t device, const omnirt_module_
   message[0] = '\0';
   auto executable =
       std::make_unique<Executable>(Executable{nullptr, device, tag != nullptr ? tag : ""});
+  // The module's memory (weights at load, what its runs allocate) comes from
+  // this backend's allocators, where the engine can do that.
+  const omnirt_cuda_engine_api* memory = engine_.memory();
+  const void* previous = memory != nullptr ? memory->memory_scope_begin(&engine_memory_) : nullptr;
   const omnirt_status status =
       load(source.data, source.size, source.path, tier, device, &executable->module, message,
            sizeof message);
+  if (memory != nullptr) memory->memory_scope_end(previous);
   if (status != OMNIRT_STATUS_OK) {
     fail(status,
          std::string("cuda engine") + (tag ? std::string(" (") + tag + ")" : "") + ": " + message);

@@ -31,8 +31,20 @@ class Engine {
   /// missing); returns when it can.
   void require_format(const char* format) const;
   /// The engine's table; loads it on first use. Throws UNAVAILABLE when it
-  /// cannot be loaded (e.g. libtorch missing at run time).
+  /// cannot be loaded (e.g. libtorch missing at run time). An engine of API
+  /// version 2 is taken too: its table ends before the memory functions
+  /// (memory() is then null).
   const omnirt_cuda_engine_api& api();
+
+  /// The engine's table when it is loaded, else null; loads nothing.
+  const omnirt_cuda_engine_api* loaded() const { return once_.done() ? api_ : nullptr; }
+  /// The memory functions (version 3) of the loaded engine when its modules'
+  /// memory can come from the backend's allocator, else null.
+  const omnirt_cuda_engine_api* memory() const;
+  /// Do the figures of the backend instance `context` include its modules'
+  /// memory (OMNIRT_STAT_MODULE_MEMORY)? Before the engine is loaded no
+  /// module is, and the build says whether it will be; loads nothing.
+  bool memory_counted(void* context) const;
 
  private:
   void add_unavailable(const char* format, std::string reason);
@@ -46,6 +58,7 @@ class Engine {
   size_t num_unavailable_ = 0;
   plugin_common::Once once_;
   const omnirt_cuda_engine_api* api_ = nullptr;
+  uint32_t api_version_ = 0;
   std::string error_;
 };
 

@@ -4,10 +4,12 @@ namespace omnirt::torch_common {
 namespace {
 
 struct Exported {
+  // First, so it goes last: what it keeps (e.g. the cuda engine's pool, which
+  // then empties) outlives the tensor's memory.
+  std::shared_ptr<void> keep;
   at::Tensor tensor;
   std::string name;
   const void* origin;
-  std::shared_ptr<void> keep;
   DLManagedTensor managed{};
 };
 
@@ -18,7 +20,7 @@ void release(DLManagedTensor* self) { delete static_cast<Exported*>(self->manage
 DLManagedTensor* export_tensor(at::Tensor tensor, std::string name, const void* origin,
                                std::shared_ptr<void> keep) {
   const DLDataType dtype = dl_dtype(tensor, name);
-  auto* out = new Exported{std::move(tensor), std::move(name), origin, std::move(keep), {}};
+  auto* out = new Exported{std::move(keep), std::move(tensor), std::move(name), origin, {}};
   const at::Tensor& t = out->tensor;
   DLTensor& dl = out->managed.dl_tensor;
   dl.data = t.data_ptr();

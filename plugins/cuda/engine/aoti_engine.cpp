@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "engine_memory.h"
 #include "graph_cache.h"
 #include "torch_engine/warning_capture.h"
 
@@ -166,6 +167,10 @@ omnirt_status load_aoti(const void* data, size_t size, const char* path, int32_t
     }
     const std::string file = copy ? copy->path() : std::string(path);
     const c10::cuda::CUDAGuard on_device{c10::DeviceIndex(device)};
+    // What the package's loader allocates through libtorch comes from the
+    // module's pool; its weights do not (the package cudaMallocs them).
+    std::shared_ptr<ModulePool> pool = pool_for_load(device, true);
+    const PoolScope in_pool(pool.get());
     std::unique_ptr<Loader> loader;
     try {
       loader = make_loader(file, device, tier == OMNIRT_TIER_COMPILE);
@@ -184,7 +189,9 @@ omnirt_status load_aoti(const void* data, size_t size, const char* path, int32_t
       fail(OMNIRT_STATUS_INVALID_ARGUMENT,
            "the AOTInductor package was compiled for device '" + key + "', not cuda");
     }
-    *out = new AotiModule(std::move(loader), device, tier == OMNIRT_TIER_COMPILE);
+    auto loaded = std::make_unique<AotiModule>(std::move(loader), device, tier == OMNIRT_TIER_COMPILE);
+    loaded->pool = std::move(pool);
+    *out = loaded.release();
   });
 }
 

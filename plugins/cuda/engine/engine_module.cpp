@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "engine_memory.h"
 #include "engine_tensors.h"
 #include "torch_engine/exported_tensor.h"
 #include "torch_engine/warning_capture.h"
@@ -43,6 +44,7 @@ omnirt_status run_module(omnirt_cuda_engine_module* module, const DLTensor* inpu
     std::vector<DLManagedTensor*> produced;
     std::string note;
     try {
+      const PoolScope in_pool(module->pool.get());  // the outputs hold the pool
       module->run(inputs, num_inputs, current, produced, note);
     } catch (...) {
       for (DLManagedTensor* t : produced) t->deleter(t);

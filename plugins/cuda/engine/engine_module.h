@@ -8,8 +8,13 @@
 
 #include <c10/cuda/CUDAStream.h>
 
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace omnirt::cuda_engine {
+class ModulePool;
+}  // namespace omnirt::cuda_engine
 
 struct omnirt_cuda_engine_module {
   explicit omnirt_cuda_engine_module(int device_index) : device(device_index) {}
@@ -25,6 +30,9 @@ struct omnirt_cuda_engine_module {
                    std::vector<DLManagedTensor*>& out, std::string& note) = 0;
 
   const int device;
+  /// Where its memory comes from (engine_memory.h): set by the loader, null
+  /// for libtorch's own. A base member, so it goes after the module's tensors.
+  std::shared_ptr<omnirt::cuda_engine::ModulePool> pool;
 };
 
 namespace omnirt::cuda_engine {

@@ -1,5 +1,6 @@
 // libomnirt_cuda_engine.so's one export: the table of engine_api.h.
 #include "aoti_engine.h"
+#include "engine_memory.h"
 #include "engine_module.h"
 #include "torch_engine.h"
 
@@ -26,6 +27,11 @@ const omnirt_cuda_engine_api kApi = {
 #endif
     &output_name,
     &torch_common::set_warning_sink,
+    kMemoryUnavailable,
+    &memory_scope_begin,
+    &memory_scope_end,
+    &memory_counted,
+    &memory_detach,
 };
 
 }  // namespace

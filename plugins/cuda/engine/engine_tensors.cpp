@@ -3,6 +3,7 @@
 #include <cstring>
 #include <optional>
 
+#include "engine_memory.h"
 #include "torch_engine/exported_tensor.h"
 #include "torch_engine/forward_signature.h"
 
@@ -48,14 +49,35 @@ std::vector<NamedTensor> unnamed(std::vector<at::Tensor> tensors) {
   return outputs;
 }
 
-DLManagedTensor* hand_out(NamedTensor output, const void* origin, std::shared_ptr<OutputLease> lease) {
-  std::shared_ptr<void> held;
-  if (lease) {
-    lease->held.fetch_add(1);
-    held = std::shared_ptr<void>(nullptr, [lease](void*) { lease->held.fetch_sub(1); });
+namespace {
+
+// What an output keeps alive: the graph slot it came from, counted as held,
+// and what it holds of the pool of the module whose run made it
+// (engine_memory.h), which goes last: the slot's static inputs are in that
+// pool, whose memory goes back to the plugin once both are gone.
+struct Keep {
+  Keep(std::shared_ptr<void> p, std::shared_ptr<OutputLease> l)
+      : pool(std::move(p)), lease(std::move(l)) {
+    if (lease) lease->held.fetch_add(1);
   }
+  ~Keep() {
+    if (lease) lease->held.fetch_sub(1);
+  }
+  Keep(const Keep&) = delete;
+  Keep& operator=(const Keep&) = delete;
+
+  std::shared_ptr<void> pool;  // first, so it goes after the lease
+  std::shared_ptr<OutputLease> lease;
+};
+
+}  // namespace
+
+DLManagedTensor* hand_out(NamedTensor output, const void* origin, std::shared_ptr<OutputLease> lease) {
+  std::shared_ptr<void> pool = current_pool();
+  std::shared_ptr<void> keep;
+  if (lease || pool) keep = std::make_shared<Keep>(std::move(pool), std::move(lease));
   return torch_common::export_tensor(std::move(output.tensor), std::move(output.name), origin,
-                                     std::move(held));
+                                     std::move(keep));
 }
 
 void hand_out_all(std::vector<NamedTensor> outputs, const void* origin,

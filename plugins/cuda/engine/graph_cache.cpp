@@ -2,6 +2,8 @@
 
 #include "graph_cache.h"
 
+#include "engine_memory.h"
+
 #include "torch_engine/dl_dtype.h"
 
 #include <ATen/cuda/CUDAEvent.h>
@@ -190,6 +192,7 @@ std::shared_ptr<GraphCache::Slot> GraphCache::capture(const std::vector<at::Tens
   ready.block(side);
   {
     c10::cuda::CUDAStreamGuard on_side(side);
+    warm_outside_pools();  // the side stream's cuBLAS workspaces stay libtorch's
     // A warm-up that fails is the inputs' fault, not the capture's: it throws.
     for (int i = 0; i < kWarmupRuns; ++i) forward_(slot->inputs, side);
     failure = record(*slot, side);
@@ -211,6 +214,7 @@ std::string GraphCache::record(Slot& slot, const c10::cuda::CUDAStream& side) {
   allocator::beginAllocateToPool(device, slot.pool,
                                  [stream](cudaStream_t s) { return s == stream; });
   slot.pooled = true;
+  const OutsidePools outside;  // not the module's pool: its filter would come first
   std::string failure;
   cudaError_t status = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
   if (status == cudaSuccess) {

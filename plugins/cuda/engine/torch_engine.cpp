@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "engine_memory.h"
 #include "graph_cache.h"
 #include "torch_engine/forward_signature.h"
 #include "torch_engine/warning_capture.h"
@@ -107,6 +108,9 @@ omnirt_status load_torchscript(const void* data, size_t size, const char* path, 
     const c10::Device target(c10::kCUDA, c10::DeviceIndex(device));
     const bool graphs = tier == OMNIRT_TIER_COMPILE;
     torch::NoGradGuard no_grad;
+    // The weights, and what freezing allocates, come from the module's pool.
+    std::shared_ptr<ModulePool> pool = pool_for_load(device, false);
+    const PoolScope in_pool(pool.get());
     torch::jit::Module module;
     try {
       if (data != nullptr) {
@@ -126,7 +130,9 @@ omnirt_status load_torchscript(const void* data, size_t size, const char* path, 
       module = torch::jit::optimize_for_inference(module);
     }
     // Looks forward up in the module that runs: after freezing, not before.
-    *out = new TorchScriptModule(std::move(module), device, graphs);
+    auto loaded = std::make_unique<TorchScriptModule>(std::move(module), device, graphs);
+    loaded->pool = std::move(pool);
+    *out = loaded.release();
   });
 }
 
