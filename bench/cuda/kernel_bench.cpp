@@ -117,20 +117,27 @@ void run_case(CudaPlugin& plugin, const OpCase& c, const Peak& peak, size_t l2_b
   }
 }
 
-// Device-to-device copy of 1 GiB: the practical ceiling, for scale.
-void print_copy(const Peak& peak) {
-  const size_t size = size_t(1) << 30;
-  at::Tensor a = torch::empty({int64_t(size)}, torch::TensorOptions().device(torch::kCUDA).dtype(torch::kUInt8));
-  at::Tensor b = torch::empty_like(a);
-  auto copy = [&](int) {
-    check_cuda(cudaMemcpyAsync(b.data_ptr(), a.data_ptr(), size, cudaMemcpyDeviceToDevice, nullptr),
+// Device-to-device copies of `size` bytes, rotating over enough buffers that
+// L2 holds none of them: the practical ceiling at that size, for scale.
+void print_copy(const Peak& peak, size_t size, size_t l2_bytes) {
+  const size_t buffers = std::min<size_t>(16, 1 + 2 * l2_bytes / size);
+  std::vector<at::Tensor> from, to;
+  for (size_t i = 0; i < buffers; ++i) {
+    from.push_back(torch::empty({int64_t(size)}, torch::TensorOptions().device(torch::kCUDA).dtype(torch::kUInt8)));
+    to.push_back(torch::empty_like(from.back()));
+  }
+  auto copy = [&](int i) {
+    const size_t k = size_t(i) % buffers;
+    check_cuda(cudaMemcpyAsync(to[k].data_ptr(), from[k].data_ptr(), size, cudaMemcpyDeviceToDevice, nullptr),
                "cudaMemcpyAsync");
   };
   copy(0);
+  const int calls = std::max<int>(5, int((size_t(5) << 30) / size));
   std::vector<double> s;
-  for (int i = 0; i < kRounds; ++i) s.push_back(seconds_per_call(copy, 5));
+  for (int i = 0; i < kRounds; ++i) s.push_back(seconds_per_call(copy, calls));
   const double gbs = 2.0 * size / median(s) / 1e9;
-  std::printf("# copy (cudaMemcpyAsync device to device, 1 GiB; read + written): %.0f GB/s", gbs);
+  std::printf("# copy (cudaMemcpyAsync device to device, %.0f MiB; %.0f MiB read + written): %.0f GB/s",
+              size / 1048576.0, 2 * size / 1048576.0, gbs);
   if (peak.bytes_per_second > 0) std::printf(" = %.1f%% of peak", 100 * gbs * 1e9 / peak.bytes_per_second);
   std::printf("\n");
 }
@@ -155,7 +162,8 @@ int main(int argc, char** argv) {
     std::printf("# %s, %d SMs, L2 %.0f MiB; peak memory bandwidth %.0f GB/s (%s)\n", prop.name,
                 prop.multiProcessorCount, prop.l2CacheSize / 1048576.0, peak.bytes_per_second / 1e9,
                 peak.how.c_str());
-    print_copy(peak);
+    // The largest copy, and one of the smallest cases' 64 MiB read + written.
+    for (size_t size : {size_t(1) << 30, size_t(32) << 20}) print_copy(peak, size, size_t(prop.l2CacheSize));
     if (sweep) return run_sweep(plugin, filter, peak, prop);
     std::printf("# us: median per call over %d rounds; x: ATen us / OmniRT us (>= 1: OmniRT as fast or "
                 "faster); GB/s: bytes read + written per call / time; %%pk: of peak\n",

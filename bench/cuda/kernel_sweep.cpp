@@ -41,7 +41,8 @@ constexpr Config kConfigs[] = {
 #define OMNIRT_SWEEP_PACKED_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::kPacked},
 #define OMNIRT_SWEEP_LOOP_CONFIG(suffix) {#suffix, 0, 0, 1, Holding::kLoop},
     OMNIRT_ROW_CONFIGS(OMNIRT_SWEEP_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_SWEEP_F32_CONFIG)
-        OMNIRT_SWEEP_ROW_CONFIGS(OMNIRT_SWEEP_CONFIG) OMNIRT_SWEEP_PACKED_CONFIGS(OMNIRT_SWEEP_PACKED_CONFIG)
+        OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_SWEEP_PACKED_CONFIG) OMNIRT_SWEEP_ROW_CONFIGS(OMNIRT_SWEEP_CONFIG)
+            OMNIRT_SWEEP_PACKED_CONFIGS(OMNIRT_SWEEP_PACKED_CONFIG)
             OMNIRT_SWEEP_LOOP_KERNELS(OMNIRT_SWEEP_LOOP_CONFIG)
 #undef OMNIRT_SWEEP_LOOP_CONFIG
 #undef OMNIRT_SWEEP_PACKED_CONFIG
@@ -143,13 +144,33 @@ class Sweep {
   int mismatches_ = 0;
 };
 
+// As the plugin launches (cuda_kernels.cpp's Kernels::launch): with
+// programmatic stream serialization where the GPU has it (`overlap`), which
+// the kernels' overlap_launch takes up.
+void launch_as_plugin(const void* function, unsigned blocks, unsigned threads, void** args, bool overlap) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  cudaLaunchAttribute serialization{};
+  serialization.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  serialization.val.programmaticStreamSerializationAllowed = 1;
+  if (overlap) {
+    config.attrs = &serialization;
+    config.numAttrs = 1;
+  }
+  check_cuda(cudaLaunchKernelExC(&config, function, args), "cudaLaunchKernelExC");
+}
+
 std::vector<Candidate> Sweep::candidates(const OpCase& c, std::vector<KernelArgs>& args) {
   const int element_bytes = c.dtype == at::kFloat ? 4 : 2;
   const long long n = c.shape.back();
   const long long rows = args[0].rows;
   const long long row_packs = n * element_bytes / kernels::kPackBytes;
   const int sms = prop_.multiProcessorCount;
-  const cuda::LaunchPlan plan = cuda::plan_rows(rows, n, element_bytes, true, sms);
+  const cuda::RowOp op = c.op == "rms_norm"     ? cuda::RowOp::kRmsNorm
+                         : c.op == "layer_norm" ? cuda::RowOp::kLayerNorm
+                                                : cuda::RowOp::kSoftmax;
+  const cuda::LaunchPlan plan = cuda::plan_rows(op, rows, n, element_bytes, true, sms);
   std::vector<Candidate> out;
   for (const Config& config : kConfigs) {
     if (!runs_dtype(config, element_bytes)) continue;
@@ -192,10 +213,9 @@ std::vector<Candidate> Sweep::candidates(const OpCase& c, std::vector<KernelArgs
         g.grid = unsigned(grid);
         g.plan = *access == '\0' && k.name == cuda::variant_suffix(plan.variant) &&
                  g.grid == plan.grid && g.block == plan.block;
-        g.run = [&args, function, blocks = g.grid, threads = g.block](int i) {
+        g.run = [&args, function, blocks = g.grid, threads = g.block, overlap = prop_.major >= 9](int i) {
           KernelArgs& a = args[size_t(i) % args.size()];
-          check_cuda(cudaLaunchKernel(function, dim3(blocks), dim3(threads), a.pointers.data(), 0, nullptr),
-                     "cudaLaunchKernel");
+          launch_as_plugin(function, blocks, threads, a.pointers.data(), overlap);
         };
         out.push_back(std::move(g));
       }

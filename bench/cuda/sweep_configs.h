@@ -29,9 +29,8 @@
 // f16/bf16 alone, the row held in its 16-bit form (row_kernels.cuh's Held):
 // 4 registers a pack instead of 8, and bounded to two blocks per SM. (16
 // packs, 64 registers of row alone, spill hundreds of bytes under that bound.)
-#define OMNIRT_SWEEP_PACKED_CONFIGS(X) \
-  X(b4h, 0, 4, 1)                      \
-  X(b8h, 0, 8, 1)
+// The plugin's own, b8h, is in row_configs.h.
+#define OMNIRT_SWEEP_PACKED_CONFIGS(X) X(b4h, 0, 4, 1)
 
 // Kernels that hold no row (block per row, kLoopThreads): the plugin's loop
 // kernel "lv" (softmax and layer_norm read the row three times) and "l2",

@@ -143,7 +143,7 @@ bool has_variant(int op, int dtype, int variant) {
   if (!variant_has_dtype(variant, dtype == 0 ? 4 : 2)) return false;
   switch (op) {
     case kGeglu: return variant == kElementwisePacks || variant == kElementwiseElements;
-    case kSoftmax: return variant < kRowVariants || variant == kColumns;
+    case kSoftmax: return variant < kRowVariants || variant == kColumns || variant == kSharedRow;
     default: return variant < kRowVariants;
   }
 }
@@ -183,15 +183,45 @@ cudaKernel_t Kernels::kernel(const Symbols& cuda, int op, int dtype, int variant
   return kernels_[op][dtype][variant];
 }
 
-int Kernels::sm_count(const Symbols& cuda, int device) {
+Kernels::DeviceTraits Kernels::device_traits(const Symbols& cuda, int device) {
   const bool cached = device < kCachedDevices;
   if (cached) {
-    if (const int known = sm_counts_[device].load(std::memory_order_relaxed)) return known;
+    if (const int known = device_traits_[device].load(std::memory_order_relaxed)) {
+      return {known / 2, known % 2 == 1};
+    }
   }
-  int count = 0;
-  OMNIRT_CUDA_CALL(cuda, cudaDeviceGetAttribute, &count, cudaDevAttrMultiProcessorCount, device);
-  if (cached) sm_counts_[device].store(count, std::memory_order_relaxed);
-  return count;
+  DeviceTraits traits;
+  int major = 0;
+  OMNIRT_CUDA_CALL(cuda, cudaDeviceGetAttribute, &traits.sm_count, cudaDevAttrMultiProcessorCount, device);
+  OMNIRT_CUDA_CALL(cuda, cudaDeviceGetAttribute, &major, cudaDevAttrComputeCapabilityMajor, device);
+  traits.overlap = major >= 9;
+  // Above the default 48 KiB a kernel must ask for its dynamic shared memory.
+  for (int dtype = 0; dtype < kDtypes; ++dtype) {
+    OMNIRT_CUDA_CALL(cuda, cudaFuncSetAttribute,
+                     reinterpret_cast<const void*>(kernel(cuda, kSoftmax, dtype, kSharedRow)),
+                     cudaFuncAttributeMaxDynamicSharedMemorySize, int(kernels::kSharedRowBytes));
+  }
+  if (cached) {
+    device_traits_[device].store(traits.sm_count * 2 + (traits.overlap ? 1 : 0), std::memory_order_relaxed);
+  }
+  return traits;
+}
+
+void Kernels::launch(const Symbols& cuda, cudaKernel_t function, const LaunchPlan& plan,
+                     const DeviceTraits& traits, void** args, cudaStream_t stream) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(plan.grid);
+  config.blockDim = dim3(plan.block);
+  config.dynamicSmemBytes = plan.shared_bytes;
+  config.stream = stream;
+  cudaLaunchAttribute overlap{};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = 1;
+  if (traits.overlap) {
+    config.attrs = &overlap;
+    config.numAttrs = 1;
+  }
+  OMNIRT_CUDA_CALL(cuda, cudaLaunchKernelExC, &config, reinterpret_cast<const void*>(function), args);
 }
 
 void Kernels::run(const Symbols& cuda, const char* name, const DLTensor* inputs, size_t num_inputs,
@@ -223,7 +253,8 @@ void Kernels::run(const Symbols& cuda, const char* name, const DLTensor* inputs,
   float eps = 0;
   std::vector<void*> args;
   const int element_bytes = x.dtype == 0 ? 4 : 2;
-  const int sms = sm_count(cuda, x.device);
+  const DeviceTraits traits = device_traits(cuda, x.device);
+  const int sms = traits.sm_count;
   LaunchPlan plan;
   switch (op) {
     case kRmsNorm:
@@ -243,7 +274,8 @@ void Kernels::run(const Symbols& cuda, const char* name, const DLTensor* inputs,
       }
       rows = n == 0 ? 0 : x.numel / n;
       args.insert(args.end(), {&y_data, &rows, &n, &eps});
-      plan = plan_rows(rows, n, element_bytes, aligned({x_data, y_data, w_data, b_data}), sms);
+      plan = plan_rows(op == kRmsNorm ? RowOp::kRmsNorm : RowOp::kLayerNorm, rows, n, element_bytes,
+                       aligned({x_data, y_data, w_data, b_data}), sms);
       break;
     }
     case kSoftmax: {
@@ -260,7 +292,7 @@ void Kernels::run(const Symbols& cuda, const char* name, const DLTensor* inputs,
       for (int64_t d = dim + 1; d < ndim; ++d) inner *= x.shape[size_t(d)];
       rows = n == 0 ? 0 : x.numel / n;
       args = {&x_data, &y_data, &rows, &n, &inner};
-      plan = inner == 1 ? plan_rows(rows, n, element_bytes, aligned({x_data, y_data}), sms)
+      plan = inner == 1 ? plan_rows(RowOp::kSoftmax, rows, n, element_bytes, aligned({x_data, y_data}), sms)
                         : plan_columns(rows, sms);
       break;
     }
@@ -275,9 +307,7 @@ void Kernels::run(const Symbols& cuda, const char* name, const DLTensor* inputs,
     }
   }
   if (x.numel == 0 || plan.grid == 0) return;
-  const cudaKernel_t function = kernel(cuda, op, x.dtype, plan.variant);
-  OMNIRT_CUDA_CALL(cuda, cudaLaunchKernel, reinterpret_cast<const void*>(function), dim3(plan.grid),
-                   dim3(plan.block), args.data(), size_t{0}, stream);
+  launch(cuda, kernel(cuda, op, x.dtype, plan.variant), plan, traits, args.data(), stream);
 }
 
 void CudaBackend::list_op_sets(const omnirt_op_set** sets, size_t* count) {

@@ -37,16 +37,29 @@ class Kernels {
            cudaStream_t stream);
 
  private:
+  // What launching on a device needs to know of it.
+  struct DeviceTraits {
+    int sm_count = 0;
+    bool overlap = false;  // sm_90 or later: programmatic dependent launch
+  };
+
   cudaKernel_t kernel(const Symbols& cuda, int op, int dtype, int variant);
-  // SMs of `device`, asked once (for the first kCachedDevices devices).
-  int sm_count(const Symbols& cuda, int device);
+  // `device`'s traits, asked once (for the first kCachedDevices devices),
+  // which also raises the shared-memory softmax's dynamic shared memory
+  // limit on it to kSharedRowBytes. `device` is current.
+  DeviceTraits device_traits(const Symbols& cuda, int device);
+  // Launches `function` as `plan` says on `stream`, overlapping the kernel
+  // before it where the device can (row_kernels.cuh: overlap_launch).
+  void launch(const Symbols& cuda, cudaKernel_t function, const LaunchPlan& plan,
+              const DeviceTraits& traits, void** args, cudaStream_t stream);
 
   static constexpr int kCachedDevices = 64;
   plugin_common::Once once_;
   const Symbols* cuda_ = nullptr;  // set with library_
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t kernels_[kOps][kDtypes][kVariants] = {};  // the variants each op has
-  std::atomic<int> sm_counts_[kCachedDevices] = {};       // 0: not asked yet
+  // DeviceTraits packed as sm_count * 2 + overlap; 0: not asked yet.
+  std::atomic<int> device_traits_[kCachedDevices] = {};
 };
 
 }  // namespace omnirt::cuda

@@ -5,7 +5,7 @@
 //
 // Only the runtime is loaded: it finds the driver (libcuda.so.1) itself, keeps
 // the primary contexts libtorch shares, and its library API
-// (cudaLibraryLoadData, cudaLibraryGetKernel, cudaLaunchKernel) launches the
+// (cudaLibraryLoadData, cudaLibraryGetKernel, cudaLaunchKernelExC) launches the
 // embedded kernels without a driver-API table or context juggling.
 #ifndef OMNIRT_PLUGINS_CUDA_CUDA_SYMBOLS_H_
 #define OMNIRT_PLUGINS_CUDA_CUDA_SYMBOLS_H_
@@ -68,7 +68,8 @@ namespace omnirt::cuda {
   X(cudaLibraryLoadData)                \
   X(cudaLibraryUnload)                  \
   X(cudaLibraryGetKernel)               \
-  X(cudaLaunchKernel)
+  X(cudaFuncSetAttribute)               \
+  X(cudaLaunchKernelExC)
 
 // Function pointers typed from the toolkit's own prototypes.
 struct Symbols {

@@ -11,16 +11,32 @@ constexpr int kThreadsPerSm = 2048;  // resident threads per SM on sm_80 and sm_
 
 struct RowConfig {
   int variant, lanes, packs, rows;
-  bool f32_only;
+  int element_bytes;  // the only element size it has kernels for; 0: every one
+  bool norms_only;    // held packed (row_configs.h): not for softmax
 };
 // In the order the planner tries them: fewest packs per thread first.
 constexpr RowConfig kRowConfigs[] = {
-#define OMNIRT_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, false},
-#define OMNIRT_F32_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, true},
+#define OMNIRT_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, 0, false},
+#define OMNIRT_F32_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, 4, false},
+#define OMNIRT_PACKED_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, 2, true},
     OMNIRT_ROW_CONFIGS(OMNIRT_ROW_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_F32_ROW_CONFIG)
+        OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_PACKED_ROW_CONFIG)
+#undef OMNIRT_PACKED_ROW_CONFIG
 #undef OMNIRT_F32_ROW_CONFIG
 #undef OMNIRT_ROW_CONFIG
 };
+
+const RowConfig* config_of(int variant) {
+  for (const RowConfig& c : kRowConfigs) {
+    if (c.variant == variant) return &c;
+  }
+  return nullptr;
+}
+
+bool runs(const RowConfig& c, RowOp op, int element_bytes) {
+  return (c.element_bytes == 0 || c.element_bytes == element_bytes) &&
+         !(c.norms_only && op == RowOp::kSoftmax);
+}
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
@@ -41,47 +57,60 @@ unsigned grid_for_rows(long long blocks_of_work) {
   return unsigned(std::max(1LL, std::min(blocks_of_work, kMaxGridX)));
 }
 
+// A block per row of `c` (lanes 0): the fewest whole warps whose packs hold
+// the row, at least kMinRowThreads; nothing (grid 0) above `most` threads.
+LaunchPlan block_per_row(const RowConfig& c, long long rows, long long packs, int most) {
+  const long long threads = std::max<long long>(kMinRowThreads, ceil_div(ceil_div(packs, c.packs), 32) * 32);
+  if (threads > most) return {};
+  return {c.variant, grid_for_rows(rows), unsigned(threads)};
+}
+
 }  // namespace
 
 const char* variant_suffix(int variant) {
   static const char* const kSuffixes[kVariants] = {
 #define OMNIRT_ROW_SUFFIX(suffix, lanes, packs, rows) #suffix,
       OMNIRT_ROW_CONFIGS(OMNIRT_ROW_SUFFIX) OMNIRT_ROW_CONFIGS_F32(OMNIRT_ROW_SUFFIX)
+          OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_ROW_SUFFIX)
 #undef OMNIRT_ROW_SUFFIX
-      "lv", "ls", "cols", "v", "s"};
+      "lv", "ls", "cols", "sh", "v", "s"};
   return variant >= 0 && variant < kVariants ? kSuffixes[variant] : "?";
 }
 
 bool variant_has_dtype(int variant, int element_bytes) {
-  for (const RowConfig& c : kRowConfigs) {
-    if (c.variant == variant) return !c.f32_only || element_bytes == 4;
-  }
-  return true;
+  const RowConfig* c = config_of(variant);
+  return c == nullptr || c->element_bytes == 0 || c->element_bytes == element_bytes;
 }
 
-LaunchPlan plan_rows(long long rows, long long n, int element_bytes, bool aligned, int sm_count) {
+LaunchPlan plan_rows(RowOp op, long long rows, long long n, int element_bytes, bool aligned,
+                     int sm_count) {
   if (rows <= 0 || n <= 0) return {};
   const int per_pack = kPackBytes / element_bytes;
-  if (aligned && n % per_pack == 0) {
-    const long long packs = n / per_pack;
-    // A group of a warp's lanes per row, several rows per block.
-    for (const RowConfig& c : kRowConfigs) {
-      if (c.lanes > 0 && packs <= (long long)c.lanes * c.packs) {
-        const long long rows_per_block = (long long)kGroupThreads / c.lanes * c.rows;
-        return {c.variant, grid_for_rows(ceil_div(rows, rows_per_block)), unsigned(kGroupThreads)};
-      }
-    }
-    // A block per row, the fewest packs per thread that fit in a block.
-    for (const RowConfig& c : kRowConfigs) {
-      if (c.lanes != 0 || !variant_has_dtype(c.variant, element_bytes)) continue;
-      const long long threads = std::max<long long>(kMinRowThreads, ceil_div(ceil_div(packs, c.packs), 32) * 32);
-      if (threads <= kMaxRowThreads) {
-        return {c.variant, grid_for_rows(rows), unsigned(threads)};
-      }
-    }
-    return {kLoopPacks, grid_for(rows, kLoopThreads, sm_count), unsigned(kLoopThreads)};
+  if (!aligned || n % per_pack != 0) {
+    return {kLoopElements, grid_for(rows, kLoopThreads, sm_count), unsigned(kLoopThreads)};
   }
-  return {kLoopElements, grid_for(rows, kLoopThreads, sm_count), unsigned(kLoopThreads)};
+  const long long packs = n / per_pack;
+  // A group of a warp's lanes per row, several rows per block.
+  for (const RowConfig& c : kRowConfigs) {
+    if (c.lanes > 0 && packs <= (long long)c.lanes * c.packs) {
+      const long long rows_per_block = (long long)kGroupThreads / c.lanes * c.rows;
+      return {c.variant, grid_for_rows(ceil_div(rows, rows_per_block)), unsigned(kGroupThreads)};
+    }
+  }
+  // A block per row: the fewest packs a thread that hold the row in at most
+  // kPreferredRowThreads, else in at most kMaxRowThreads (row_configs.h).
+  for (int most : {kPreferredRowThreads, kMaxRowThreads}) {
+    for (const RowConfig& c : kRowConfigs) {
+      if (c.lanes != 0 || !runs(c, op, element_bytes)) continue;
+      const LaunchPlan plan = block_per_row(c, rows, packs, most);
+      if (plan.grid > 0) return plan;
+    }
+  }
+  const long long row_bytes = n * element_bytes;
+  if (op == RowOp::kSoftmax && element_bytes == 2 && row_bytes <= kSharedRowBytes) {
+    return {kSharedRow, grid_for_rows(rows), unsigned(kSharedRowThreads), unsigned(row_bytes)};
+  }
+  return {kLoopPacks, grid_for(rows, kLoopThreads, sm_count), unsigned(kLoopThreads)};
 }
 
 LaunchPlan plan_columns(long long columns, int sm_count) {

@@ -1,7 +1,8 @@
 // The named-op launch planner of the cuda plugin (launch_plan.h), on the CPU:
 // every register configuration it picks holds the whole row, blocks stay
-// within the kernels' launch bounds, grids are sized to the SM count, and
-// rows that cannot be read in packs go to the loop kernels.
+// within the kernels' launch bounds, grids are sized to the SM count, long
+// rows go to each op's kernel, and rows that cannot be read in packs go to
+// the loop kernels.
 #include "launch_plan.h"
 
 #include <gtest/gtest.h>
@@ -20,103 +21,159 @@ Config config_of(int variant) {
   const Config configs[] = {
 #define OMNIRT_TEST_CONFIG(suffix, lanes, packs, rows) {lanes, packs},
       OMNIRT_ROW_CONFIGS(OMNIRT_TEST_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_TEST_CONFIG)
+          OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_TEST_CONFIG)
 #undef OMNIRT_TEST_CONFIG
   };
   return configs[variant];
 }
 
-constexpr int kH100Sms = 132;
+constexpr int kHopperSms = 132;  // H100 and H200 SXM
+constexpr RowOp kRowOps[] = {RowOp::kRmsNorm, RowOp::kLayerNorm, RowOp::kSoftmax};
 
 TEST(LaunchPlanTest, RegisterConfigurationsHoldTheWholeRow) {
-  for (int bytes : {4, 2}) {
-    const int per_pack = kPackBytes / bytes;
-    for (long long n = per_pack; n <= 40000; n += per_pack) {
-      SCOPED_TRACE("n " + std::to_string(n) + ", " + std::to_string(bytes) + "-byte elements");
-      const LaunchPlan plan = plan_rows(1000, n, bytes, true, kH100Sms);
-      ASSERT_GT(plan.grid, 0u);
-      ASSERT_EQ(plan.block % 32, 0u);
-      if (plan.variant == kLoopPacks) {
-        // Only rows longer than the largest configuration: 512 threads of 64
-        // floats (16 packs of f32, 8 of 16-bit elements).
-        EXPECT_GT(n, (long long)kMaxRowThreads * 64);
-        EXPECT_EQ(plan.block, unsigned(kLoopThreads));
-        continue;
-      }
-      ASSERT_LT(plan.variant, kLoopPacks) << variant_suffix(plan.variant);
-      const Config c = config_of(plan.variant);
-      const long long lanes = c.lanes > 0 ? c.lanes : plan.block;
-      EXPECT_GE(lanes * c.packs * per_pack, n) << variant_suffix(plan.variant);
-      EXPECT_TRUE(variant_has_dtype(plan.variant, bytes)) << variant_suffix(plan.variant);
-      EXPECT_LE(c.packs * per_pack, 64) << "floats a thread keeps";
-      if (c.lanes > 0) {
-        EXPECT_EQ(plan.block, unsigned(kGroupThreads));
-      } else {
-        EXPECT_GE(plan.block, unsigned(kMinRowThreads));
-        EXPECT_LE(plan.block, unsigned(kMaxRowThreads));
-        // The fewest threads that hold the row: one warp fewer would not.
-        if (plan.block > unsigned(kMinRowThreads)) {
-          EXPECT_LT((lanes - 32) * c.packs * per_pack, n) << variant_suffix(plan.variant);
+  for (RowOp op : kRowOps) {
+    for (int bytes : {4, 2}) {
+      const int per_pack = kPackBytes / bytes;
+      for (long long n = per_pack; n <= 60000; n += per_pack) {
+        SCOPED_TRACE("op " + std::to_string(int(op)) + ", n " + std::to_string(n) + ", " +
+                     std::to_string(bytes) + "-byte elements");
+        const LaunchPlan plan = plan_rows(op, 1000, n, bytes, true, kHopperSms);
+        ASSERT_GT(plan.grid, 0u);
+        ASSERT_EQ(plan.block % 32, 0u);
+        EXPECT_EQ(plan.shared_bytes, plan.variant == kSharedRow ? unsigned(n * bytes) : 0u);
+        if (plan.variant == kLoopPacks) {
+          // Only rows longer than the largest configuration: 512 threads of 64
+          // floats (16 packs of f32, 8 of 16-bit elements), and for softmax
+          // 16-bit rows longer than shared memory takes.
+          EXPECT_GT(n, (long long)kMaxRowThreads * 64);
+          if (op == RowOp::kSoftmax && bytes == 2) {
+            EXPECT_GT(n * bytes, kSharedRowBytes);
+          }
+          EXPECT_EQ(plan.block, unsigned(kLoopThreads));
+          continue;
+        }
+        if (plan.variant == kSharedRow) {
+          EXPECT_EQ(op, RowOp::kSoftmax);
+          EXPECT_EQ(bytes, 2);
+          EXPECT_LE(n * bytes, kSharedRowBytes);
+          EXPECT_EQ(plan.block, unsigned(kSharedRowThreads));
+          EXPECT_EQ(plan.grid, 1000u);
+          continue;
+        }
+        ASSERT_LT(plan.variant, kLoopPacks) << variant_suffix(plan.variant);
+        const Config c = config_of(plan.variant);
+        const long long lanes = c.lanes > 0 ? c.lanes : plan.block;
+        EXPECT_GE(lanes * c.packs * per_pack, n) << variant_suffix(plan.variant);
+        EXPECT_TRUE(variant_has_dtype(plan.variant, bytes)) << variant_suffix(plan.variant);
+        EXPECT_LE(c.packs * per_pack, 64) << "floats a thread keeps";
+        if (c.lanes > 0) {
+          EXPECT_EQ(plan.block, unsigned(kGroupThreads));
+        } else {
+          EXPECT_GE(plan.block, unsigned(kMinRowThreads));
+          EXPECT_LE(plan.block, unsigned(kMaxRowThreads));
+          // The fewest threads that hold the row: one warp fewer would not.
+          if (plan.block > unsigned(kMinRowThreads)) {
+            EXPECT_LT((lanes - 32) * c.packs * per_pack, n) << variant_suffix(plan.variant);
+          }
+          if (plan.variant == kRow_b8h) {
+            EXPECT_NE(op, RowOp::kSoftmax);
+          }
         }
       }
     }
   }
 }
 
+std::string suffix(long long n, int bytes, RowOp op = RowOp::kRmsNorm) {
+  return variant_suffix(plan_rows(op, 65536, n, bytes, true, kHopperSms).variant);
+}
+
 TEST(LaunchPlanTest, PicksByRowLength) {
-  auto suffix = [](long long n, int bytes) {
-    return std::string(variant_suffix(plan_rows(65536, n, bytes, true, kH100Sms).variant));
-  };
   EXPECT_EQ(suffix(128, 4), "w1");   // a warp per row, one pack per lane
   EXPECT_EQ(suffix(128, 2), "g16");  // half a warp per row
   EXPECT_EQ(suffix(8, 2), "g4");
   EXPECT_EQ(suffix(512, 4), "w4");
-  EXPECT_EQ(suffix(4096, 4), "b4");
-  EXPECT_EQ(suffix(8192, 2), "b4");
-  EXPECT_EQ(suffix(32000, 2), "b8");  // a vocabulary-sized softmax stays in registers
-  EXPECT_EQ(suffix(32000, 4), "b16");  // f32 too, in 16 packs a thread
+  EXPECT_EQ(suffix(32000, 4), "b16");  // a vocabulary-sized f32 row stays in registers
   EXPECT_EQ(suffix(32768 + 4, 4), "lv");
   EXPECT_EQ(suffix(32768 + 8, 2), "lv");
-  EXPECT_EQ(plan_rows(4096, 8192, 2, true, kH100Sms).block, 256u);
+}
+
+// Blocks of at most kPreferredRowThreads where some configuration holds the
+// row so, the fewest packs a thread of those; else the fewest that fit.
+TEST(LaunchPlanTest, BlocksPerRowPreferFewThreads) {
+  const auto block_of = [](RowOp op, long long n, int bytes) {
+    const LaunchPlan plan = plan_rows(op, 4096, n, bytes, true, kHopperSms);
+    return std::string(variant_suffix(plan.variant)) + "/" + std::to_string(plan.block);
+  };
+  for (RowOp op : kRowOps) {
+    EXPECT_EQ(block_of(op, 2048, 4), "b4/128");
+    EXPECT_EQ(block_of(op, 4096, 4), "b8/128");
+    EXPECT_EQ(block_of(op, 8192, 4), "b16/128");
+    EXPECT_EQ(block_of(op, 16384, 4), "b8/512");  // none in 128: the fewest packs in 512
+    EXPECT_EQ(block_of(op, 32000, 4), "b16/512");
+    EXPECT_EQ(block_of(op, 4096, 2), "b4/128");
+    EXPECT_EQ(block_of(op, 2048, 2), "b4/64");
+  }
+  // 16-bit rows longer than b4 holds in 128 threads: the norms hold them
+  // packed, softmax in more threads of b4, then in shared memory.
+  EXPECT_EQ(block_of(RowOp::kRmsNorm, 8192, 2), "b8h/128");
+  EXPECT_EQ(block_of(RowOp::kLayerNorm, 32000, 2), "b8h/512");
+  EXPECT_EQ(block_of(RowOp::kSoftmax, 8192, 2), "b4/256");
+  EXPECT_EQ(block_of(RowOp::kSoftmax, 16384, 2), "b4/512");
+}
+
+// softmax's 16-bit rows beyond b4 go to shared memory, up to kSharedRowBytes.
+TEST(LaunchPlanTest, LongSoftmaxRowsInSharedMemory) {
+  const LaunchPlan shared = plan_rows(RowOp::kSoftmax, 4096, 32000, 2, true, kHopperSms);
+  EXPECT_EQ(shared.variant, kSharedRow);
+  EXPECT_EQ(shared.block, unsigned(kSharedRowThreads));
+  EXPECT_EQ(shared.grid, 4096u);
+  EXPECT_EQ(shared.shared_bytes, 64000u);
+  EXPECT_EQ(suffix(16384 + 8, 2, RowOp::kSoftmax), "sh");
+  EXPECT_EQ(suffix(kSharedRowBytes / 2, 2, RowOp::kSoftmax), "sh");
+  EXPECT_EQ(suffix(kSharedRowBytes / 2 + 8, 2, RowOp::kSoftmax), "lv");
+  EXPECT_EQ(suffix(32000, 4, RowOp::kSoftmax), "b16");
+  EXPECT_EQ(suffix(32768 + 8, 2, RowOp::kLayerNorm), "lv");
 }
 
 TEST(LaunchPlanTest, UnalignedRowsAreReadElementByElement) {
-  EXPECT_EQ(plan_rows(4, 4096, 4, false, kH100Sms).variant, kLoopElements);
-  EXPECT_EQ(plan_rows(4, 1001, 4, true, kH100Sms).variant, kLoopElements);  // rows not 16-byte aligned
-  EXPECT_EQ(plan_rows(4, 7, 2, true, kH100Sms).variant, kLoopElements);
+  EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 4, 4096, 4, false, kHopperSms).variant, kLoopElements);
+  EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 4, 1001, 4, true, kHopperSms).variant, kLoopElements);  // rows not 16-byte aligned
+  EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 4, 7, 2, true, kHopperSms).variant, kLoopElements);
 }
 
 TEST(LaunchPlanTest, RowKernelsGetABlockForEachStepOfRowsAndLoopsFillTheGpu) {
   // 16384 rows of a block each: 16384 blocks of 512 threads, not a grid
   // that fills the SMs (the sweep measured that slower).
-  const LaunchPlan big = plan_rows(16384, 16384, 4, true, kH100Sms);
+  const LaunchPlan big = plan_rows(RowOp::kRmsNorm, 16384, 16384, 4, true, kHopperSms);
   EXPECT_EQ(std::string(variant_suffix(big.variant)), "b8");
   EXPECT_EQ(big.block, 512u);
   EXPECT_EQ(big.grid, 16384u);
   // Few rows: a block each, no more.
-  EXPECT_EQ(plan_rows(3, 8192, 2, true, kH100Sms).grid, 3u);
+  EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 3, 8192, 2, true, kHopperSms).grid, 3u);
   // 16 rows per 256-thread block of 32-lane groups taking 2 rows each: 1000
   // rows need 63 blocks, with or without a known SM count.
-  EXPECT_EQ(plan_rows(1000, 128, 4, true, kH100Sms).grid, 63u);
-  EXPECT_EQ(plan_rows(1000, 128, 4, true, 0).grid, 63u);
+  EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 1000, 128, 4, true, kHopperSms).grid, 63u);
+  EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 1000, 128, 4, true, 0).grid, 63u);
   // The loop kernels (unaligned rows) walk rows in grid-stride loops over a
   // grid that fills the GPU: 4 resident blocks of 512 threads per SM.
-  EXPECT_EQ(plan_rows(1LL << 20, 4097, 4, true, kH100Sms).grid, unsigned(kH100Sms * 4));
+  EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 1LL << 20, 4097, 4, true, kHopperSms).grid, unsigned(kHopperSms * 4));
 }
 
 TEST(LaunchPlanTest, ColumnsAndElementwise) {
-  EXPECT_EQ(plan_columns(100, kH100Sms).variant, kColumns);
-  EXPECT_EQ(plan_columns(100, kH100Sms).grid, 1u);
-  EXPECT_EQ(plan_elementwise(3, 2, true, kH100Sms).variant, kElementwisePacks);
-  EXPECT_EQ(plan_elementwise(3, 2, true, kH100Sms).grid, 1u);  // the tail alone
-  EXPECT_EQ(plan_elementwise(1 << 20, 4, false, kH100Sms).variant, kElementwiseElements);
-  EXPECT_EQ(plan_elementwise(1LL << 28, 4, true, kH100Sms).grid, unsigned(kH100Sms * 8));
+  EXPECT_EQ(plan_columns(100, kHopperSms).variant, kColumns);
+  EXPECT_EQ(plan_columns(100, kHopperSms).grid, 1u);
+  EXPECT_EQ(plan_elementwise(3, 2, true, kHopperSms).variant, kElementwisePacks);
+  EXPECT_EQ(plan_elementwise(3, 2, true, kHopperSms).grid, 1u);  // the tail alone
+  EXPECT_EQ(plan_elementwise(1 << 20, 4, false, kHopperSms).variant, kElementwiseElements);
+  EXPECT_EQ(plan_elementwise(1LL << 28, 4, true, kHopperSms).grid, unsigned(kHopperSms * 8));
 }
 
 TEST(LaunchPlanTest, NothingToDo) {
-  EXPECT_EQ(plan_rows(0, 128, 4, true, kH100Sms).grid, 0u);
-  EXPECT_EQ(plan_rows(16, 0, 4, true, kH100Sms).grid, 0u);
-  EXPECT_EQ(plan_columns(0, kH100Sms).grid, 0u);
-  EXPECT_EQ(plan_elementwise(0, 4, true, kH100Sms).grid, 0u);
+  EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 0, 128, 4, true, kHopperSms).grid, 0u);
+  EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 16, 0, 4, true, kHopperSms).grid, 0u);
+  EXPECT_EQ(plan_columns(0, kHopperSms).grid, 0u);
+  EXPECT_EQ(plan_elementwise(0, 4, true, kHopperSms).grid, 0u);
 }
 
 TEST(LaunchPlanTest, EveryVariantHasASuffix) {
@@ -124,7 +181,11 @@ TEST(LaunchPlanTest, EveryVariantHasASuffix) {
   EXPECT_STREQ(variant_suffix(kVariants), "?");
   EXPECT_TRUE(variant_has_dtype(kRow_b16, 4));
   EXPECT_FALSE(variant_has_dtype(kRow_b16, 2));
-  EXPECT_TRUE(variant_has_dtype(kRow_b8, 2));
+  EXPECT_FALSE(variant_has_dtype(kRow_b8, 2));
+  EXPECT_TRUE(variant_has_dtype(kRow_b4, 2));
+  EXPECT_TRUE(variant_has_dtype(kRow_b8h, 2));
+  EXPECT_FALSE(variant_has_dtype(kRow_b8h, 4));
+  EXPECT_TRUE(variant_has_dtype(kSharedRow, 2));
 }
 
 }  // namespace

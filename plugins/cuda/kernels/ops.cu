@@ -1,7 +1,7 @@
 // The omnirt.nn ops as CUDA kernels, compiled by nvcc into a fatbin that the
 // plugin embeds and loads with cudaLibraryLoadData (cuda_kernels.cpp): every
-// register configuration of row_configs.h, the loop kernels, the column
-// softmax and geglu, in f32, f16 and bf16. The code is row_kernels.cuh's.
+// register configuration of row_configs.h, the loop kernels, the column and
+// shared-memory softmax and geglu, in f32, f16 and bf16. The code is row_kernels.cuh's.
 // Kernel names: omnirt_<op>_<dtype>_<config>.
 #include "row_kernels.cuh"
 
@@ -9,6 +9,7 @@ using namespace omnirt::cuda::kernels;
 
 OMNIRT_ROW_CONFIGS(OMNIRT_ROW_CONFIG_KERNELS)
 OMNIRT_ROW_CONFIGS_F32(OMNIRT_F32_ROW_CONFIG_KERNELS)
+OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_PACKED_ROW_CONFIG_KERNELS)
 OMNIRT_DTYPE_KERNELS(f32, float)
 OMNIRT_DTYPE_KERNELS(f16, __half)
 OMNIRT_DTYPE_KERNELS(bf16, __nv_bfloat16)

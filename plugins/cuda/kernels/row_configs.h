@@ -20,13 +20,30 @@
   X(w1, 32, 1, 2)             \
   X(w2, 32, 2, 2)             \
   X(w4, 32, 4, 1)             \
-  X(b4, 0, 4, 1)              \
-  X(b8, 0, 8, 1)
+  X(b4, 0, 4, 1)
 
 // Configurations of f32 alone: a thread keeps at most 64 floats of a row,
-// which 16 packs of f32 are and 8 packs of f16/bf16 already are.
-#define OMNIRT_ROW_CONFIGS_F32(X) X(b16, 0, 16, 1)
+// which 16 packs of f32 are and 8 packs of f16/bf16 already are (16-bit rows
+// that long run b8h or "sh" instead: 64 floats a thread ran them 13-25%
+// slower on the H200).
+#define OMNIRT_ROW_CONFIGS_F32(X) \
+  X(b8, 0, 8, 1)                  \
+  X(b16, 0, 16, 1)
 
+// rms_norm and layer_norm over f16/bf16 alone: the row held in its 16-bit
+// form (row_kernels.cuh's Held: 4 registers a pack instead of 8) and bounded
+// to two blocks per SM, so that one block's reductions overlap the other's
+// loads (H200: rms_norm 4096 x 32000 68% of peak as b8, 83% as b8h;
+// layer_norm 16384 x 8192 74% as b4, 82% as b8h). Not softmax: it would take
+// each exp twice (217 us against b4's 152 at 16384 x 8192).
+#define OMNIRT_ROW_CONFIGS_PACKED(X) X(b8h, 0, 8, 1)
+
+// softmax over 16-bit rows longer than b4 holds in kMaxRowThreads threads,
+// up to kSharedRowBytes, runs "sh": a block per row that keeps the row in
+// shared memory, with one reduction of (max, sum) pairs; light on registers,
+// so that several rows are in flight per SM (H200, 4096 x 32000 f16: 72% of
+// peak; the fastest register or loop kernel reached 60%).
+//
 // Rows longer than the register configurations hold, or whose rows do not
 // start 16-byte aligned, run a loop kernel instead: a block per row that reads
 // the row once per pass (L2 keeps it between passes), in 16-byte packs
@@ -41,6 +58,21 @@ constexpr int kGroupThreads = 256;
 constexpr int kMaxRowThreads = 512;
 /// Fewest threads of a whole-block configuration.
 constexpr int kMinRowThreads = 64;
+/// Most threads of a whole-block configuration the planner takes while a
+/// configuration of more packs a thread holds the row in as few: on the
+/// H200 such blocks (more of them per SM, cheaper reductions) ran 1-6%
+/// faster, layer_norm f32 16384 x 8192 and its 16-bit rows up to 8192 by
+/// 6-25% (bench/cuda's --sweep).
+constexpr int kPreferredRowThreads = 128;
+/// Block size of the shared-memory softmax ("sh").
+constexpr int kSharedRowThreads = 512;
+/// Longest row, in bytes, the shared-memory softmax takes: two blocks fit an
+/// SM's 228 KiB of shared memory.
+constexpr int kSharedRowBytes = 96 * 1024;
+/// 16-byte packs each geglu thread loads before it computes any: its loads
+/// in flight together (f16 16384 x 8192: 76% of peak with 1, 86% with 2,
+/// 72% with 4).
+constexpr int kGegluPacks = 2;
 /// Block size of the loop kernels, the column softmax and geglu.
 constexpr int kLoopThreads = 512;
 constexpr int kElementwiseThreads = 256;

@@ -49,7 +49,10 @@ constexpr int kPack = kPackBytes / int(sizeof(T));
 
 // How a row kernel reads its input and writes its output. kStreaming marks
 // both as touched once (ld.global.cs, st.global.cs: evict first), so that L2
-// keeps what is read again (weight, bias); kCached is the default policy.
+// keeps what is read again (weight, bias); kCached is the default policy,
+// the plugin's: on the H200 streaming made the norms 2-4% slower in
+// cuda_kernel_bench, though up to 3% faster in its --sweep (layer_norm f32
+// 4096 x 32000 the exception, 15% faster in both).
 enum class Access { kCached, kStreaming };
 
 // E elements at p as floats: one 16-byte access when E fills a pack (p is
@@ -88,6 +91,22 @@ __device__ __forceinline__ void store(T* p, const float (&in)[E]) {
       *reinterpret_cast<uint4*>(p) = raw;
     }
   }
+}
+
+// Programmatic dependent launch (sm_90 and later), the first thing every
+// kernel here does: launch_dependents lets the next kernel on the stream be
+// scheduled onto SMs as this one's blocks finish instead of after the last
+// of them, and wait holds this kernel until the work before it on the stream
+// has completed and its writes are visible, so that no global memory is read
+// early. The plugin launches with programmatic stream serialization on
+// sm_90 and later; launched without it, both are no-ops. (The H100's 64 MiB
+// cases, ~25 us kernels: 76% of peak without, 83% with; a plain copy of the
+// same bytes 77% and 84%.)
+__device__ __forceinline__ void overlap_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 }
 
 struct Sum {
@@ -153,25 +172,41 @@ struct Held<T, true> {
   __device__ void keep(const float (&)[E]) {}
 };
 
-// Every thread of the block gets the reduction of all threads' `value`.
-// blockDim.x is a multiple of 32; every thread of the block must call it.
-template <class Op>
-__device__ float block_reduce(float value, Op op) {
-  __shared__ float partial[32];
+// __shfl_xor_sync of a float, or of each float of a struct of floats.
+template <class S>
+__device__ __forceinline__ S shuffle_xor(const S& value, int offset) {
+  static_assert(sizeof(S) % sizeof(float) == 0, "a float or a struct of floats");
+  S out;
+  const float* in = reinterpret_cast<const float*>(&value);
+  float* to = reinterpret_cast<float*>(&out);
 #pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  for (int i = 0; i < int(sizeof(S) / sizeof(float)); ++i) {
+    to[i] = __shfl_xor_sync(0xffffffffu, in[i], offset);
   }
+  return out;
+}
+
+// Every thread of the block gets merge() of all threads' `value`s (merge is
+// associative and commutative; `identity` changes nothing merged in).
+// blockDim.x is a multiple of 32; every thread of the block must call it.
+template <class S, class Merge>
+__device__ S block_merge(S value, Merge merge, S identity) {
+  __shared__ S partial[32];
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) value = merge(value, shuffle_xor(value, offset));
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   __syncthreads();  // `partial` may still be read by a previous reduction
   if (lane == 0) partial[warp] = value;
   __syncthreads();
-  value = lane < int(blockDim.x >> 5) ? partial[lane] : Op::identity();
+  value = lane < int(blockDim.x >> 5) ? partial[lane] : identity;
 #pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
-  }
+  for (int offset = 16; offset > 0; offset >>= 1) value = merge(value, shuffle_xor(value, offset));
   return value;
+}
+
+template <class Op>
+__device__ float block_reduce(float value, Op op) {
+  return block_merge(value, op, Op::identity());
 }
 
 // Reduces each of R values over the threads that share its row: LANES
@@ -183,15 +218,45 @@ __device__ __forceinline__ void row_reduce(float (&values)[R], Op op) {
 #pragma unroll
     for (int offset = LANES / 2; offset > 0; offset >>= 1) {
 #pragma unroll
-      for (int r = 0; r < R; ++r) {
-        values[r] = op(values[r], __shfl_xor_sync(0xffffffffu, values[r], offset));
-      }
+      for (int r = 0; r < R; ++r) values[r] = op(values[r], shuffle_xor(values[r], offset));
     }
   } else {
 #pragma unroll
     for (int r = 0; r < R; ++r) values[r] = block_reduce(values[r], op);
   }
 }
+
+// A row's softmax statistics over some of its elements: their max and the
+// sum of exp(x - max). Merged, the sums are rescaled to the larger max.
+struct ExpSum {
+  float top, sum;
+  __device__ static ExpSum identity() { return {-INFINITY, 0.f}; }
+  __device__ ExpSum operator()(const ExpSum& a, const ExpSum& b) const {
+    const float top = fmaxf(a.top, b.top);
+    if (top == -INFINITY) return a;  // both empty: exp(-inf - -inf) would be NaN
+    return {top, a.sum * __expf(a.top - top) + b.sum * __expf(b.top - top)};
+  }
+};
+
+// layer_norm's statistics over some of a row's elements: their count, mean
+// and sum of squared deviations from it, merged as Chan et al. do (no
+// cancellation: deviations are from each part's own mean).
+struct Moments {
+  float count, mean, deviations;
+  __device__ static Moments identity() { return {0.f, 0.f, 0.f}; }
+  __device__ Moments operator()(const Moments& a, const Moments& b) const {
+    const float count = a.count + b.count;
+    if (count == 0.f) return a;
+    const float delta = b.mean - a.mean, share = b.count / count;
+    return {count, a.mean + delta * share, a.deviations + b.deviations + delta * delta * a.count * share};
+  }
+};
+
+// Groups of lanes (short rows) reduce a row's statistics one at a time, by
+// shuffles alone; a block merges each thread's statistics of its part of the
+// row in one reduction instead of paying a round of barriers for each. (H100:
+// 4096-wide f16 softmax 76% -> 80% of peak merged; merging in groups was
+// slower, f32 softmax over rows of 128 82% -> 74%.)
 
 // This thread's place in a register configuration (row_configs.h): the R
 // rows its group works on in the current step of the grid-stride loop, and
@@ -337,25 +402,44 @@ __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ wei
   });
 }
 
+// Two passes over the registers: the variance of centred values does not
+// cancel catastrophically, and costs no second read of memory. A group takes
+// the row's mean, then the squares about it; a block merges each thread's
+// Moments.
 template <class T, int V, int LANES, int R, Access A, bool Packed>
 __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ weight,
                                 const T* __restrict__ bias, T* __restrict__ y, long long rows,
                                 long long n, float eps) {
   constexpr int E = kPack<T>;
   for_each_step<T, V, LANES, R, A, Packed>(x, rows, n, 0.f, [&](const auto& s, auto& v) {
-    float mean[R];
+    float mean[R], count[R];
     thread_reduce(v, mean, Sum{}, [](float a) { return a; });
-    row_reduce<LANES>(mean, Sum{});
-    // Two passes over the registers: the variance of centred values does not
-    // cancel catastrophically, and costs no second read of memory.
-    float scale[R] = {};
 #pragma unroll
-    for (int r = 0; r < R; ++r) mean[r] /= float(n);
+    for (int r = 0; r < R; ++r) {
+      count[r] = float(n);
+      if constexpr (LANES == 0) {  // this thread's part of the row
+        count[r] = 0.f;
+#pragma unroll
+        for (int k = 0; k < V; ++k) count[r] += s.holds(r, k) ? float(E) : 0.f;
+      }
+    }
+    if constexpr (LANES > 0) row_reduce<LANES>(mean, Sum{});
+#pragma unroll
+    for (int r = 0; r < R; ++r) mean[r] = count[r] > 0.f ? mean[r] / count[r] : 0.f;
+    float scale[R] = {};
     transform_reduce(s, v, scale, [&](int r, bool in_row, float& a, float& squares) {
-      a -= mean[r];
-      if (in_row) squares += a * a;
+      if (in_row) squares += (a - mean[r]) * (a - mean[r]);
     });
-    row_reduce<LANES>(scale, Sum{});
+    if constexpr (LANES > 0) {
+      row_reduce<LANES>(scale, Sum{});
+    } else {
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const Moments row = block_merge(Moments{count[r], mean[r], scale[r]}, Moments{}, Moments::identity());
+        mean[r] = row.mean;
+        scale[r] = row.deviations;
+      }
+    }
 #pragma unroll
     for (int r = 0; r < R; ++r) scale[r] = rsqrtf(scale[r] / float(n) + eps);
     store_rows<A>(s, y, v, [&](int r, int column, float (&pack)[E]) {
@@ -363,34 +447,100 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
       load(weight + column, w);
       load(bias + column, b);
 #pragma unroll
-      for (int e = 0; e < E; ++e) {
-        const float centred = Packed ? pack[e] - mean[r] : pack[e];
-        pack[e] = centred * scale[r] * w[e] + b[e];
-      }
+      for (int e = 0; e < E; ++e) pack[e] = (pack[e] - mean[r]) * scale[r] * w[e] + b[e];
     });
   });
 }
 
+// A group takes the row's max, then the sum of exp(x - max); a block merges
+// each thread's (max, sum) and rescales the thread's exps to the row's max.
 template <class T, int V, int LANES, int R, Access A, bool Packed>
 __device__ void softmax_rows(const T* __restrict__ x, T* __restrict__ y, long long rows,
                              long long n) {
   constexpr int E = kPack<T>;
   for_each_step<T, V, LANES, R, A, Packed>(x, rows, n, -INFINITY, [&](const auto& s, auto& v) {
-    float top[R];
+    float top[R], sum[R] = {};
     thread_reduce(v, top, Max{}, [](float a) { return a; });
-    row_reduce<LANES>(top, Max{});
-    float sum[R] = {};
+    if constexpr (LANES > 0) row_reduce<LANES>(top, Max{});
     transform_reduce(s, v, sum, [&](int r, bool in_row, float& a, float& total) {
-      a = in_row || Packed ? __expf(a - top[r]) : 0.f;  // Packed fill: exp(-inf) is 0
+      // Packed fill (-inf) gives exp 0; a thread holding none of the row adds 0.
+      a = (in_row || Packed) && top[r] != -INFINITY ? __expf(a - top[r]) : 0.f;
       total += a;
     });
-    row_reduce<LANES>(sum, Sum{});
-    store_rows<A>(s, y, v, [&](int r, int, float (&pack)[E]) {
-      const float inverse = 1.f / sum[r];
+    float scale[R];
+    if constexpr (LANES > 0) {
+      row_reduce<LANES>(sum, Sum{});
 #pragma unroll
-      for (int e = 0; e < E; ++e) pack[e] = (Packed ? __expf(pack[e] - top[r]) : pack[e]) * inverse;
+      for (int r = 0; r < R; ++r) scale[r] = 1.f / sum[r];
+    } else {
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const ExpSum row = block_merge(ExpSum{top[r], sum[r]}, ExpSum{}, ExpSum::identity());
+        // A row of -inf alone stays NaN, as ATen's: exp(-inf - -inf) / 0.
+        const bool empty = top[r] == -INFINITY && row.top != -INFINITY;
+        scale[r] = empty ? 0.f : __expf(top[r] - row.top) / row.sum;
+      }
+    }
+    store_rows<A>(s, y, v, [&](int r, int, float (&pack)[E]) {
+#pragma unroll
+      for (int e = 0; e < E; ++e) pack[e] = (Packed ? __expf(pack[e] - top[r]) : pack[e]) * scale[r];
     });
   });
+}
+
+// --- shared memory: softmax's long 16-bit rows (row_configs.h: "sh") -------
+
+// A block per row, the row kept in `n * sizeof(T)` bytes of dynamic shared
+// memory between its one read and its write; each thread loads
+// kSharedRowPacks packs before it uses any. Rows are 16-byte aligned and n a
+// multiple of kPack<T>.
+constexpr int kSharedRowPacks = 4;
+template <class T>
+__device__ void softmax_shared(const T* __restrict__ x, T* __restrict__ y, long long rows,
+                               long long n) {
+  constexpr int E = kPack<T>;
+  extern __shared__ uint4 held[];
+  const int packs = int(n / E);
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+    const uint4* in = reinterpret_cast<const uint4*>(x + row * n);
+    float top = -INFINITY, sum = 0.f;
+    for (int first = threadIdx.x; first < packs; first += kSharedRowPacks * blockDim.x) {
+      uint4 raw[kSharedRowPacks];
+#pragma unroll
+      for (int u = 0; u < kSharedRowPacks; ++u) {
+        const int p = first + u * blockDim.x;
+        if (p < packs) raw[u] = in[p];
+      }
+#pragma unroll
+      for (int u = 0; u < kSharedRowPacks; ++u) {
+        const int p = first + u * blockDim.x;
+        if (p >= packs) continue;
+        held[p] = raw[u];
+        const T* elements = reinterpret_cast<const T*>(&raw[u]);
+        float grown = top;
+#pragma unroll
+        for (int e = 0; e < E; ++e) grown = fmaxf(grown, to_float(elements[e]));
+        if (grown == -INFINITY) continue;  // adds 0; exp(-inf - -inf) would be NaN
+        sum *= __expf(top - grown);
+        top = grown;
+#pragma unroll
+        for (int e = 0; e < E; ++e) sum += __expf(to_float(elements[e]) - top);
+      }
+    }
+    const ExpSum total = block_merge(ExpSum{top, sum}, ExpSum{}, ExpSum::identity());
+    top = total.top;
+    const float inverse = 1.f / total.sum;
+    T* out = y + row * n;
+    for (int p = threadIdx.x; p < packs; p += blockDim.x) {
+      const uint4 raw = held[p];
+      const T* elements = reinterpret_cast<const T*>(&raw);
+      float v[E];
+#pragma unroll
+      for (int e = 0; e < E; ++e) v[e] = __expf(to_float(elements[e]) - top) * inverse;
+      store(out + p * E, v);
+    }
+    __syncthreads();  // the block's next row overwrites `held`
+  }
 }
 
 // --- loop kernels: a block per row, one read per pass -----------------------
@@ -584,28 +734,41 @@ __device__ void softmax_columns(const T* __restrict__ x, T* __restrict__ y, long
   }
 }
 
+__device__ __forceinline__ float gelu_times(float a, float b) {
+  return 0.5f * a * (1.f + erff(a * 0.70710678118654752f)) * b;
+}
+
 // Exact (erf) GELU of a times b, as torch.nn.functional.gelu(approximate='none').
-// E-element pieces first (a, b and y 16-byte aligned when E > 1), then the
-// tail of count % E elements one by one.
+// E-element pieces first (a, b and y 16-byte aligned when E > 1), each thread
+// loading kGegluPacks of them before it computes any (erff's arithmetic
+// would otherwise keep too few loads in flight), then the tail of
+// count % E elements one by one.
 template <class T, int E>
 __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y,
                       long long count) {
   const long long step = (long long)gridDim.x * blockDim.x;
   const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long pieces = count / E;
-  for (long long i = first; i < pieces; i += step) {
-    float va[E], vb[E];
-    load(a + i * E, va);
-    load(b + i * E, vb);
+  for (long long i = first; i < pieces; i += step * kGegluPacks) {
+    float va[kGegluPacks][E], vb[kGegluPacks][E];
 #pragma unroll
-    for (int e = 0; e < E; ++e) {
-      va[e] = 0.5f * va[e] * (1.f + erff(va[e] * 0.70710678118654752f)) * vb[e];
+    for (int u = 0; u < kGegluPacks; ++u) {
+      const long long piece = i + u * step;
+      if (piece >= pieces) continue;
+      load(a + piece * E, va[u]);
+      load(b + piece * E, vb[u]);
     }
-    store(y + i * E, va);
+#pragma unroll
+    for (int u = 0; u < kGegluPacks; ++u) {
+      const long long piece = i + u * step;
+      if (piece >= pieces) continue;
+#pragma unroll
+      for (int e = 0; e < E; ++e) va[u][e] = gelu_times(va[u][e], vb[u][e]);
+      store(y + piece * E, va[u]);
+    }
   }
   for (long long i = pieces * E + first; i < count; i += step) {
-    float va[1] = {to_float(a[i])}, vb[1] = {to_float(b[i])};
-    va[0] = 0.5f * va[0] * (1.f + erff(va[0] * 0.70710678118654752f)) * vb[0];
+    float va[1] = {gelu_times(to_float(a[i]), to_float(b[i]))};
     store(y + i, va);
   }
 }
@@ -614,66 +777,67 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 
 // C names, looked up by cuda_kernels.cpp (and by name by the kernel bench's
 // sweep). Within a dtype every kernel of an op takes the same arguments, so
-// the planner can pick any of them. A: the Access of x and y; Packed: whether
-// the row is held in its 16-bit form (Held), a literal true or false: packed
-// kernels are bounded to two blocks per SM (64 registers a thread), the point
-// of packing.
+// the planner can pick any of them (softmax's "sh" also takes its row's
+// bytes of dynamic shared memory). Every kernel starts with overlap_launch.
+// A: the Access of x and y; Packed: whether the row is held in its 16-bit
+// form (Held), a literal true or false: packed kernels are bounded to two
+// blocks per SM (64 registers a thread), the point of packing.
 #define OMNIRT_ROW_BOUNDS_false(LANES) __launch_bounds__(LANES > 0 ? kGroupThreads : kMaxRowThreads)
 #define OMNIRT_ROW_BOUNDS_true(LANES) \
   __launch_bounds__(LANES > 0 ? kGroupThreads : kMaxRowThreads, 2)
 #define OMNIRT_ROW_KERNELS_HELD(dt, T, cfg, LANES, V, R, A, Packed)                                \
-  extern "C" __global__ void OMNIRT_ROW_BOUNDS_##Packed(LANES)                                              \
-      omnirt_rms_norm_##dt##_##cfg(const T* x, const T* w, T* y, long long rows, long long n,      \
-                                   float eps) {                                                    \
+  extern "C" __global__ void OMNIRT_ROW_BOUNDS_##Packed(LANES) omnirt_rms_norm_##dt##_##cfg(      \
+      const T* x, const T* w, T* y, long long rows, long long n, float eps) {                      \
+    overlap_launch();                                                                              \
     rms_norm_rows<T, V, LANES, R, A, Packed>(x, w, y, rows, n, eps);                               \
   }                                                                                                \
-  extern "C" __global__ void OMNIRT_ROW_BOUNDS_##Packed(LANES)                                              \
-      omnirt_layer_norm_##dt##_##cfg(const T* x, const T* w, const T* b, T* y, long long rows,     \
-                                     long long n, float eps) {                                     \
+  extern "C" __global__ void OMNIRT_ROW_BOUNDS_##Packed(LANES) omnirt_layer_norm_##dt##_##cfg(    \
+      const T* x, const T* w, const T* b, T* y, long long rows, long long n, float eps) {          \
+    overlap_launch();                                                                              \
     layer_norm_rows<T, V, LANES, R, A, Packed>(x, w, b, y, rows, n, eps);                          \
   }                                                                                                \
-  extern "C" __global__ void OMNIRT_ROW_BOUNDS_##Packed(LANES)                                              \
-      omnirt_softmax_##dt##_##cfg(const T* x, T* y, long long rows, long long n, long long) {      \
+  extern "C" __global__ void OMNIRT_ROW_BOUNDS_##Packed(LANES) omnirt_softmax_##dt##_##cfg(       \
+      const T* x, T* y, long long rows, long long n, long long) {                                  \
+    overlap_launch();                                                                              \
     softmax_rows<T, V, LANES, R, A, Packed>(x, y, rows, n);                                        \
   }
 
-#define OMNIRT_ROW_KERNELS_ACCESS(dt, T, cfg, LANES, V, R, A) \
-  OMNIRT_ROW_KERNELS_HELD(dt, T, cfg, LANES, V, R, A, false)
-
 // The plugin's: the default access.
 #define OMNIRT_ROW_KERNELS(dt, T, cfg, LANES, V, R) \
-  OMNIRT_ROW_KERNELS_ACCESS(dt, T, cfg, LANES, V, R, Access::kCached)
+  OMNIRT_ROW_KERNELS_HELD(dt, T, cfg, LANES, V, R, Access::kCached, false)
 
 #define OMNIRT_LOOP_KERNELS(dt, T, cfg, E)                                                         \
-  extern "C" __global__ void __launch_bounds__(kLoopThreads)                                       \
-      omnirt_rms_norm_##dt##_##cfg(const T* x, const T* w, T* y, long long rows, long long n,      \
-                                   float eps) {                                                    \
+  extern "C" __global__ void __launch_bounds__(kLoopThreads) omnirt_rms_norm_##dt##_##cfg(         \
+      const T* x, const T* w, T* y, long long rows, long long n, float eps) {                      \
+    overlap_launch();                                                                              \
     rms_norm_loop<T, E>(x, w, y, rows, n, eps);                                                    \
   }                                                                                                \
-  extern "C" __global__ void __launch_bounds__(kLoopThreads)                                       \
-      omnirt_layer_norm_##dt##_##cfg(const T* x, const T* w, const T* b, T* y, long long rows,     \
-                                     long long n, float eps) {                                     \
+  extern "C" __global__ void __launch_bounds__(kLoopThreads) omnirt_layer_norm_##dt##_##cfg(       \
+      const T* x, const T* w, const T* b, T* y, long long rows, long long n, float eps) {          \
+    overlap_launch();                                                                              \
     layer_norm_loop<T, E>(x, w, b, y, rows, n, eps);                                               \
   }                                                                                                \
-  extern "C" __global__ void __launch_bounds__(kLoopThreads)                                       \
-      omnirt_softmax_##dt##_##cfg(const T* x, T* y, long long rows, long long n, long long) {      \
+  extern "C" __global__ void __launch_bounds__(kLoopThreads) omnirt_softmax_##dt##_##cfg(          \
+      const T* x, T* y, long long rows, long long n, long long) {                                  \
+    overlap_launch();                                                                              \
     softmax_loop<T, E>(x, y, rows, n);                                                             \
   }
 
 // Two reads of each row, none held (rms_norm's is its loop kernel); 16-byte packs.
 #define OMNIRT_TWO_PASS_KERNELS(dt, T, cfg)                                                        \
-  extern "C" __global__ void __launch_bounds__(kLoopThreads)                                       \
-      omnirt_rms_norm_##dt##_##cfg(const T* x, const T* w, T* y, long long rows, long long n,      \
-                                   float eps) {                                                    \
+  extern "C" __global__ void __launch_bounds__(kLoopThreads) omnirt_rms_norm_##dt##_##cfg(         \
+      const T* x, const T* w, T* y, long long rows, long long n, float eps) {                      \
+    overlap_launch();                                                                              \
     rms_norm_loop<T, kPack<T>>(x, w, y, rows, n, eps);                                             \
   }                                                                                                \
-  extern "C" __global__ void __launch_bounds__(kLoopThreads)                                       \
-      omnirt_layer_norm_##dt##_##cfg(const T* x, const T* w, const T* b, T* y, long long rows,     \
-                                     long long n, float eps) {                                     \
+  extern "C" __global__ void __launch_bounds__(kLoopThreads) omnirt_layer_norm_##dt##_##cfg(       \
+      const T* x, const T* w, const T* b, T* y, long long rows, long long n, float eps) {          \
+    overlap_launch();                                                                              \
     layer_norm_two_pass<T, kPack<T>>(x, w, b, y, rows, n, eps);                                    \
   }                                                                                                \
-  extern "C" __global__ void __launch_bounds__(kLoopThreads)                                       \
-      omnirt_softmax_##dt##_##cfg(const T* x, T* y, long long rows, long long n, long long) {      \
+  extern "C" __global__ void __launch_bounds__(kLoopThreads) omnirt_softmax_##dt##_##cfg(          \
+      const T* x, T* y, long long rows, long long n, long long) {                                  \
+    overlap_launch();                                                                              \
     softmax_two_pass<T, kPack<T>>(x, y, rows, n);                                                  \
   }
 
@@ -682,14 +846,22 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
   OMNIRT_LOOP_KERNELS(dt, T, ls, 1)                                                                \
   extern "C" __global__ void __launch_bounds__(kLoopThreads)                                       \
       omnirt_softmax_##dt##_cols(const T* x, T* y, long long rows, long long n, long long inner) { \
+    overlap_launch();                                                                              \
     softmax_columns<T>(x, y, rows, n, inner);                                                      \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__(kSharedRowThreads)                                  \
+      omnirt_softmax_##dt##_sh(const T* x, T* y, long long rows, long long n, long long) {         \
+    overlap_launch();                                                                              \
+    softmax_shared<T>(x, y, rows, n);                                                              \
   }                                                                                                \
   extern "C" __global__ void __launch_bounds__(kElementwiseThreads)                                \
       omnirt_geglu_##dt##_v(const T* a, const T* b, T* y, long long count) {                       \
+    overlap_launch();                                                                              \
     geglu<T, kPack<T>>(a, b, y, count);                                                            \
   }                                                                                                \
   extern "C" __global__ void __launch_bounds__(kElementwiseThreads)                                \
       omnirt_geglu_##dt##_s(const T* a, const T* b, T* y, long long count) {                       \
+    overlap_launch();                                                                              \
     geglu<T, 1>(a, b, y, count);                                                                   \
   }
 
@@ -700,5 +872,8 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 
 #define OMNIRT_F32_ROW_CONFIG_KERNELS(cfg, LANES, V, R) OMNIRT_ROW_KERNELS(f32, float, cfg, LANES, V, R)
 
+#define OMNIRT_PACKED_ROW_CONFIG_KERNELS(cfg, LANES, V, R)                    \
+  OMNIRT_ROW_KERNELS_HELD(f16, __half, cfg, LANES, V, R, Access::kCached, true) \
+  OMNIRT_ROW_KERNELS_HELD(bf16, __nv_bfloat16, cfg, LANES, V, R, Access::kCached, true)
 
 #endif  // OMNIRT_PLUGINS_CUDA_KERNELS_ROW_KERNELS_CUH_
