@@ -71,6 +71,17 @@ __device__ __forceinline__ void load(const T* p, float (&out)[E]) {
   }
 }
 
+// Two floats as a pair of 16-bit T in one word, lo first: one conversion
+// instruction for both (F2FP), where converting each takes one apiece.
+__device__ __forceinline__ unsigned pair_bits(__half, float lo, float hi) {
+  const __half2 pair = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<const unsigned*>(&pair);
+}
+__device__ __forceinline__ unsigned pair_bits(__nv_bfloat16, float lo, float hi) {
+  const __nv_bfloat162 pair = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<const unsigned*>(&pair);
+}
+
 template <Access A = Access::kCached, class T, int E>
 __device__ __forceinline__ void store(T* p, const float (&in)[E]) {
   if constexpr (E == 1) {
@@ -82,9 +93,15 @@ __device__ __forceinline__ void store(T* p, const float (&in)[E]) {
   } else {
     static_assert(E == kPack<T>, "a pack is 16 bytes");
     uint4 raw;
-    T* elements = reinterpret_cast<T*>(&raw);
+    if constexpr (sizeof(T) == 2) {
+      unsigned* words = reinterpret_cast<unsigned*>(&raw);
 #pragma unroll
-    for (int e = 0; e < E; ++e) elements[e] = from_float<T>(in[e]);
+      for (int w = 0; w < E / 2; ++w) words[w] = pair_bits(T(), in[2 * w], in[2 * w + 1]);
+    } else {
+      T* elements = reinterpret_cast<T*>(&raw);
+#pragma unroll
+      for (int e = 0; e < E; ++e) elements[e] = from_float<T>(in[e]);
+    }
     if constexpr (A == Access::kStreaming) {
       __stcs(reinterpret_cast<uint4*>(p), raw);
     } else {
@@ -107,6 +124,17 @@ __device__ __forceinline__ void overlap_launch() {
   asm volatile("griddepcontrol.launch_dependents;");
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
+}
+
+// e^x for softmax: ex2.approx.ftz of x log2(e), one multiply and one MUFU.
+// __expf is the same approximation but, compiled without -ftz, also steers
+// results below FLT_MIN around the flush, which costs instructions on every
+// element; softmax's outputs are compared at 2e-5 or coarser, and e^x below
+// 1.2e-38 is 0 to them. -inf gives 0, NaN stays NaN.
+__device__ __forceinline__ float exp_flushed(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f));
+  return y;
 }
 
 struct Sum {
@@ -234,7 +262,7 @@ struct ExpSum {
   __device__ ExpSum operator()(const ExpSum& a, const ExpSum& b) const {
     const float top = fmaxf(a.top, b.top);
     if (top == -INFINITY) return a;  // both empty: exp(-inf - -inf) would be NaN
-    return {top, a.sum * __expf(a.top - top) + b.sum * __expf(b.top - top)};
+    return {top, a.sum * exp_flushed(a.top - top) + b.sum * exp_flushed(b.top - top)};
   }
 };
 
@@ -247,7 +275,9 @@ struct Moments {
   __device__ Moments operator()(const Moments& a, const Moments& b) const {
     const float count = a.count + b.count;
     if (count == 0.f) return a;
-    const float delta = b.mean - a.mean, share = b.count / count;
+    // __fdividef: 2 ulp in a few instructions, where '/' spends a dozen in
+    // each of the ten merges of a block reduction.
+    const float delta = b.mean - a.mean, share = __fdividef(b.count, count);
     return {count, a.mean + delta * share, a.deviations + b.deviations + delta * delta * a.count * share};
   }
 };
@@ -464,7 +494,7 @@ __device__ void softmax_rows(const T* __restrict__ x, T* __restrict__ y, long lo
     if constexpr (LANES > 0) row_reduce<LANES>(top, Max{});
     transform_reduce(s, v, sum, [&](int r, bool in_row, float& a, float& total) {
       // Packed fill (-inf) gives exp 0; a thread holding none of the row adds 0.
-      a = (in_row || Packed) && top[r] != -INFINITY ? __expf(a - top[r]) : 0.f;
+      a = (in_row || Packed) && top[r] != -INFINITY ? exp_flushed(a - top[r]) : 0.f;
       total += a;
     });
     float scale[R];
@@ -478,12 +508,12 @@ __device__ void softmax_rows(const T* __restrict__ x, T* __restrict__ y, long lo
         const ExpSum row = block_merge(ExpSum{top[r], sum[r]}, ExpSum{}, ExpSum::identity());
         // A row of -inf alone stays NaN, as ATen's: exp(-inf - -inf) / 0.
         const bool empty = top[r] == -INFINITY && row.top != -INFINITY;
-        scale[r] = empty ? 0.f : __expf(top[r] - row.top) / row.sum;
+        scale[r] = empty ? 0.f : exp_flushed(top[r] - row.top) / row.sum;
       }
     }
     store_rows<A>(s, y, v, [&](int r, int, float (&pack)[E]) {
 #pragma unroll
-      for (int e = 0; e < E; ++e) pack[e] = (Packed ? __expf(pack[e] - top[r]) : pack[e]) * scale[r];
+      for (int e = 0; e < E; ++e) pack[e] = (Packed ? exp_flushed(pack[e] - top[r]) : pack[e]) * scale[r];
     });
   });
 }
@@ -521,10 +551,10 @@ __device__ void softmax_shared(const T* __restrict__ x, T* __restrict__ y, long 
 #pragma unroll
         for (int e = 0; e < E; ++e) grown = fmaxf(grown, to_float(elements[e]));
         if (grown == -INFINITY) continue;  // adds 0; exp(-inf - -inf) would be NaN
-        sum *= __expf(top - grown);
+        sum *= exp_flushed(top - grown);
         top = grown;
 #pragma unroll
-        for (int e = 0; e < E; ++e) sum += __expf(to_float(elements[e]) - top);
+        for (int e = 0; e < E; ++e) sum += exp_flushed(to_float(elements[e]) - top);
       }
     }
     const ExpSum total = block_merge(ExpSum{top, sum}, ExpSum{}, ExpSum::identity());
@@ -536,7 +566,7 @@ __device__ void softmax_shared(const T* __restrict__ x, T* __restrict__ y, long 
       const T* elements = reinterpret_cast<const T*>(&raw);
       float v[E];
 #pragma unroll
-      for (int e = 0; e < E; ++e) v[e] = __expf(to_float(elements[e]) - top) * inverse;
+      for (int e = 0; e < E; ++e) v[e] = exp_flushed(to_float(elements[e]) - top) * inverse;
       store(out + p * E, v);
     }
     __syncthreads();  // the block's next row overwrites `held`
@@ -575,7 +605,7 @@ __device__ __forceinline__ void softmax_write(const T* in, T* out,
     float v[E];
     load(in + c, v);
 #pragma unroll
-    for (int e = 0; e < E; ++e) v[e] = __expf(v[e] - top) * inverse;
+    for (int e = 0; e < E; ++e) v[e] = exp_flushed(v[e] - top) * inverse;
     store(out + c, v);
   });
 }
@@ -648,7 +678,7 @@ __device__ void softmax_loop(const T* __restrict__ x, T* __restrict__ y, long lo
       float v[E];
       load(in + c, v);
 #pragma unroll
-      for (int e = 0; e < E; ++e) sum += __expf(v[e] - top);
+      for (int e = 0; e < E; ++e) sum += exp_flushed(v[e] - top);
     });
     const float inverse = 1.f / block_reduce(sum, Sum{});
     softmax_write<T, E>(in, y + row * n, n, top, inverse);
@@ -674,13 +704,13 @@ __device__ void softmax_two_pass(const T* __restrict__ x, T* __restrict__ y, lon
 #pragma unroll
       for (int e = 0; e < E; ++e) grown = fmaxf(grown, v[e]);
       if (grown == -INFINITY) return;  // exp(-inf - -inf) is NaN; these add 0
-      sum *= __expf(top - grown);
+      sum *= exp_flushed(top - grown);
       top = grown;
 #pragma unroll
-      for (int e = 0; e < E; ++e) sum += __expf(v[e] - top);
+      for (int e = 0; e < E; ++e) sum += exp_flushed(v[e] - top);
     });
     const float row_top = block_reduce(top, Max{});
-    const float scaled = top == -INFINITY ? 0.f : sum * __expf(top - row_top);
+    const float scaled = top == -INFINITY ? 0.f : sum * exp_flushed(top - row_top);
     const float inverse = 1.f / block_reduce(scaled, Sum{});
     softmax_write<T, E>(in, y + row * n, n, row_top, inverse);
   }
@@ -726,16 +756,40 @@ __device__ void softmax_columns(const T* __restrict__ x, T* __restrict__ y, long
     float top = -INFINITY;
     for (long long k = 0; k < n; ++k) top = fmaxf(top, to_float(x[base + k * inner]));
     float sum = 0.f;
-    for (long long k = 0; k < n; ++k) sum += __expf(to_float(x[base + k * inner]) - top);
+    for (long long k = 0; k < n; ++k) sum += exp_flushed(to_float(x[base + k * inner]) - top);
     const float inverse = 1.f / sum;
     for (long long k = 0; k < n; ++k) {
-      y[base + k * inner] = from_float<T>(__expf(to_float(x[base + k * inner]) - top) * inverse);
+      y[base + k * inner] = from_float<T>(exp_flushed(to_float(x[base + k * inner]) - top) * inverse);
     }
   }
 }
 
+// erf(x) within 1.5e-7 (Abramowitz & Stegun 7.1.26): one reciprocal, one
+// exp and five FMAs, where erff's branch-free pieces take about 25
+// instructions (H200 SASS of geglu f16: 10 FSEL an element), which made
+// geglu over 16-bit elements, twice as many per byte as f32, bound by
+// instruction issue. Used where the output is 16-bit: its rounding (4.9e-4
+// and 3.9e-3 relative) is far coarser than the approximation.
+__device__ __forceinline__ float erf_approximated(float x) {
+  const float ax = fabsf(x);
+  float t;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(t) : "f"(fmaf(0.3275911f, ax, 1.f)));
+  float poly = fmaf(1.061405429f, t, -1.453152027f);
+  poly = fmaf(poly, t, 1.421413741f);
+  poly = fmaf(poly, t, -0.284496736f);
+  poly = fmaf(poly, t, 0.254829592f);
+  poly *= t;
+  float decay;  // e^(-x^2)
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(decay) : "f"(-ax * ax * 1.4426950408889634f));
+  return copysignf(1.f - poly * decay, x);
+}
+
+// Exact (erf) GELU of a times b; T: the output's type (erf_approximated for 16-bit).
+template <class T>
 __device__ __forceinline__ float gelu_times(float a, float b) {
-  return 0.5f * a * (1.f + erff(a * 0.70710678118654752f)) * b;
+  const float x = a * 0.70710678118654752f;
+  const float erf_x = sizeof(T) == 2 ? erf_approximated(x) : erff(x);
+  return 0.5f * a * (1.f + erf_x) * b;
 }
 
 // Exact (erf) GELU of a times b, as torch.nn.functional.gelu(approximate='none').
@@ -763,12 +817,12 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
       const long long piece = i + u * step;
       if (piece >= pieces) continue;
 #pragma unroll
-      for (int e = 0; e < E; ++e) va[u][e] = gelu_times(va[u][e], vb[u][e]);
+      for (int e = 0; e < E; ++e) va[u][e] = gelu_times<T>(va[u][e], vb[u][e]);
       store(y + piece * E, va[u]);
     }
   }
   for (long long i = pieces * E + first; i < count; i += step) {
-    float va[1] = {gelu_times(to_float(a[i]), to_float(b[i]))};
+    float va[1] = {gelu_times<T>(to_float(a[i]), to_float(b[i]))};
     store(y + i, va);
   }
 }
