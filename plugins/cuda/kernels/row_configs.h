@@ -42,7 +42,7 @@
 // up to kSharedRowBytes, runs "sh": a block per row that keeps the row in
 // shared memory, with one reduction of (max, sum) pairs; light on registers,
 // so that several rows are in flight per SM (H200, 4096 x 32000 f16: 72% of
-// peak; the fastest register or loop kernel reached 60%).
+// peak where the fastest register or loop kernel reached 60%, in one sweep).
 //
 // Rows longer than the register configurations hold, or whose rows do not
 // start 16-byte aligned, run a loop kernel instead: a block per row that reads
@@ -70,8 +70,8 @@ constexpr int kSharedRowThreads = 512;
 /// SM's 228 KiB of shared memory.
 constexpr int kSharedRowBytes = 96 * 1024;
 /// 16-byte packs each geglu thread loads before it computes any: its loads
-/// in flight together (f16 16384 x 8192: 76% of peak with 1, 86% with 2,
-/// 72% with 4).
+/// in flight together (H100, f16 16384 x 8192: 76% of peak with 1, 86% with
+/// 2, 72% with 4).
 constexpr int kGegluPacks = 2;
 /// Block size of the loop kernels, the column softmax and geglu.
 constexpr int kLoopThreads = 512;
