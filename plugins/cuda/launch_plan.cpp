@@ -9,19 +9,29 @@ using namespace kernels;
 
 constexpr int kThreadsPerSm = 2048;  // resident threads per SM on sm_80 and sm_90
 
+// Which ops a register configuration serves, and when.
+enum class Use {
+  kEveryOp,
+  kNorms,          // held packed (row_configs.h): not softmax
+  kLayerNormWide,  // layer_norm's rows no other holds in kPreferredRowThreads
+};
+
 struct RowConfig {
   int variant, lanes, packs, rows;
   int element_bytes;  // the only element size it has kernels for; 0: every one
-  bool norms_only;    // held packed (row_configs.h): not for softmax
+  Use use;
 };
 // In the order the planner tries them: fewest packs per thread first.
 constexpr RowConfig kRowConfigs[] = {
-#define OMNIRT_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, 0, false},
-#define OMNIRT_F32_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, 4, false},
-#define OMNIRT_PACKED_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, 2, true},
+#define OMNIRT_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, 0, Use::kEveryOp},
+#define OMNIRT_F32_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, 4, Use::kEveryOp},
+#define OMNIRT_WIDE_ROW_CONFIG(suffix, lanes, packs, rows) \
+  {kRow_##suffix, lanes, packs, rows, 4, Use::kLayerNormWide},
+#define OMNIRT_PACKED_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, 2, Use::kNorms},
     OMNIRT_ROW_CONFIGS(OMNIRT_ROW_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_F32_ROW_CONFIG)
-        OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_PACKED_ROW_CONFIG)
+        OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_WIDE_ROW_CONFIG) OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_PACKED_ROW_CONFIG)
 #undef OMNIRT_PACKED_ROW_CONFIG
+#undef OMNIRT_WIDE_ROW_CONFIG
 #undef OMNIRT_F32_ROW_CONFIG
 #undef OMNIRT_ROW_CONFIG
 };
@@ -31,11 +41,6 @@ const RowConfig* config_of(int variant) {
     if (c.variant == variant) return &c;
   }
   return nullptr;
-}
-
-bool runs(const RowConfig& c, RowOp op, int element_bytes) {
-  return (c.element_bytes == 0 || c.element_bytes == element_bytes) &&
-         !(c.norms_only && op == RowOp::kSoftmax);
 }
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
@@ -65,13 +70,28 @@ LaunchPlan block_per_row(const RowConfig& c, long long rows, long long packs, in
   return {c.variant, grid_for_rows(rows), unsigned(threads)};
 }
 
+// A block per row of the fewest packs a thread, among the whole-block
+// configurations `op` runs as `use` says, that holds the row in at most
+// `most` threads; nothing (grid 0) when none does.
+LaunchPlan fewest_packs(Use use, RowOp op, int element_bytes, long long rows, long long packs, int most) {
+  for (const RowConfig& c : kRowConfigs) {
+    const bool taken = use == Use::kLayerNormWide
+                           ? c.use == use
+                           : c.use == Use::kEveryOp || (c.use == Use::kNorms && op != RowOp::kSoftmax);
+    if (c.lanes != 0 || !taken || (c.element_bytes != 0 && c.element_bytes != element_bytes)) continue;
+    const LaunchPlan plan = block_per_row(c, rows, packs, most);
+    if (plan.grid > 0) return plan;
+  }
+  return {};
+}
+
 }  // namespace
 
 const char* variant_suffix(int variant) {
   static const char* const kSuffixes[kVariants] = {
 #define OMNIRT_ROW_SUFFIX(suffix, lanes, packs, rows) #suffix,
       OMNIRT_ROW_CONFIGS(OMNIRT_ROW_SUFFIX) OMNIRT_ROW_CONFIGS_F32(OMNIRT_ROW_SUFFIX)
-          OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_ROW_SUFFIX)
+          OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_ROW_SUFFIX) OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_ROW_SUFFIX)
 #undef OMNIRT_ROW_SUFFIX
       "lv", "ls", "cols", "sh", "v", "s"};
   return variant >= 0 && variant < kVariants ? kSuffixes[variant] : "?";
@@ -98,14 +118,14 @@ LaunchPlan plan_rows(RowOp op, long long rows, long long n, int element_bytes, b
     }
   }
   // A block per row: the fewest packs a thread that hold the row in at most
-  // kPreferredRowThreads, else in at most kMaxRowThreads (row_configs.h).
-  for (int most : {kPreferredRowThreads, kMaxRowThreads}) {
-    for (const RowConfig& c : kRowConfigs) {
-      if (c.lanes != 0 || !runs(c, op, element_bytes)) continue;
-      const LaunchPlan plan = block_per_row(c, rows, packs, most);
-      if (plan.grid > 0) return plan;
-    }
+  // kPreferredRowThreads; else layer_norm's wide configuration; else the
+  // fewest in at most kMaxRowThreads (row_configs.h).
+  LaunchPlan plan = fewest_packs(Use::kEveryOp, op, element_bytes, rows, packs, kPreferredRowThreads);
+  if (plan.grid == 0 && op == RowOp::kLayerNorm) {
+    plan = fewest_packs(Use::kLayerNormWide, op, element_bytes, rows, packs, kWideRowThreads);
   }
+  if (plan.grid == 0) plan = fewest_packs(Use::kEveryOp, op, element_bytes, rows, packs, kMaxRowThreads);
+  if (plan.grid > 0) return plan;
   const long long row_bytes = n * element_bytes;
   if (op == RowOp::kSoftmax && element_bytes == 2 && row_bytes <= kSharedRowBytes) {
     return {kSharedRow, grid_for_rows(rows), unsigned(kSharedRowThreads), unsigned(row_bytes)};

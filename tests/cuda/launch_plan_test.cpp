@@ -15,13 +15,15 @@ namespace {
 using namespace kernels;
 
 struct Config {
-  int lanes, packs;
+  int lanes, packs, max_threads;
 };
 Config config_of(int variant) {
   const Config configs[] = {
-#define OMNIRT_TEST_CONFIG(suffix, lanes, packs, rows) {lanes, packs},
+#define OMNIRT_TEST_CONFIG(suffix, lanes, packs, rows) {lanes, packs, kMaxRowThreads},
+#define OMNIRT_TEST_WIDE_CONFIG(suffix, lanes, packs, rows) {lanes, packs, kWideRowThreads},
       OMNIRT_ROW_CONFIGS(OMNIRT_TEST_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_TEST_CONFIG)
-          OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_TEST_CONFIG)
+          OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_TEST_WIDE_CONFIG) OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_TEST_CONFIG)
+#undef OMNIRT_TEST_WIDE_CONFIG
 #undef OMNIRT_TEST_CONFIG
   };
   return configs[variant];
@@ -70,13 +72,16 @@ TEST(LaunchPlanTest, RegisterConfigurationsHoldTheWholeRow) {
           EXPECT_EQ(plan.block, unsigned(kGroupThreads));
         } else {
           EXPECT_GE(plan.block, unsigned(kMinRowThreads));
-          EXPECT_LE(plan.block, unsigned(kMaxRowThreads));
+          EXPECT_LE(plan.block, unsigned(c.max_threads));
           // The fewest threads that hold the row: one warp fewer would not.
           if (plan.block > unsigned(kMinRowThreads)) {
             EXPECT_LT((lanes - 32) * c.packs * per_pack, n) << variant_suffix(plan.variant);
           }
           if (plan.variant == kRow_b8h) {
             EXPECT_NE(op, RowOp::kSoftmax);
+          }
+          if (plan.variant == kRow_k8) {
+            EXPECT_EQ(op, RowOp::kLayerNorm);
           }
         }
       }
@@ -109,11 +114,16 @@ TEST(LaunchPlanTest, BlocksPerRowPreferFewThreads) {
     EXPECT_EQ(block_of(op, 2048, 4), "b4/128");
     EXPECT_EQ(block_of(op, 4096, 4), "b8/128");
     EXPECT_EQ(block_of(op, 8192, 4), "b16/128");
-    EXPECT_EQ(block_of(op, 16384, 4), "b8/512");  // none in 128: the fewest packs in 512
-    EXPECT_EQ(block_of(op, 32000, 4), "b16/512");
+    if (op != RowOp::kLayerNorm) {  // none in 128: the fewest packs in 512
+      EXPECT_EQ(block_of(op, 16384, 4), "b8/512");
+      EXPECT_EQ(block_of(op, 32000, 4), "b16/512");
+    }
     EXPECT_EQ(block_of(op, 4096, 2), "b4/128");
     EXPECT_EQ(block_of(op, 2048, 2), "b4/64");
   }
+  // layer_norm's f32 rows that long: its wide configuration, up to 1024 threads.
+  EXPECT_EQ(block_of(RowOp::kLayerNorm, 16384, 4), "k8/512");
+  EXPECT_EQ(block_of(RowOp::kLayerNorm, 32000, 4), "k8/1024");
   // 16-bit rows longer than b4 holds in 128 threads: the norms hold them
   // packed, softmax in more threads of b4, then in shared memory.
   EXPECT_EQ(block_of(RowOp::kRmsNorm, 8192, 2), "b8h/128");
@@ -182,6 +192,8 @@ TEST(LaunchPlanTest, EveryVariantHasASuffix) {
   EXPECT_TRUE(variant_has_dtype(kRow_b16, 4));
   EXPECT_FALSE(variant_has_dtype(kRow_b16, 2));
   EXPECT_FALSE(variant_has_dtype(kRow_b8, 2));
+  EXPECT_TRUE(variant_has_dtype(kRow_k8, 4));
+  EXPECT_FALSE(variant_has_dtype(kRow_k8, 2));
   EXPECT_TRUE(variant_has_dtype(kRow_b4, 2));
   EXPECT_TRUE(variant_has_dtype(kRow_b8h, 2));
   EXPECT_FALSE(variant_has_dtype(kRow_b8h, 4));

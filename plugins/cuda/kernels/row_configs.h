@@ -30,6 +30,12 @@
   X(b8, 0, 8, 1)                  \
   X(b16, 0, 16, 1)
 
+// layer_norm over f32 alone, for rows no configuration holds in
+// kPreferredRowThreads: blocks of up to kWideRowThreads, half b16's packs a
+// thread, so half as many dependent weight and bias loads per thread in its
+// last pass (H200, 4096 x 32000: 72% of peak as k8, 56% as b16).
+#define OMNIRT_ROW_CONFIGS_WIDE_F32(X) X(k8, 0, 8, 1)
+
 // rms_norm and layer_norm over f16/bf16 alone: the row held in its 16-bit
 // form (row_kernels.cuh's Held: 4 registers a pack instead of 8) and bounded
 // to two blocks per SM, so that one block's reductions overlap the other's
@@ -64,6 +70,8 @@ constexpr int kMinRowThreads = 64;
 /// faster, layer_norm f32 16384 x 8192 and its 16-bit rows up to 8192 by
 /// 6-25% (bench/cuda's --sweep).
 constexpr int kPreferredRowThreads = 128;
+/// Most threads of a wide configuration (OMNIRT_ROW_CONFIGS_WIDE_F32).
+constexpr int kWideRowThreads = 1024;
 /// Block size of the shared-memory softmax ("sh").
 constexpr int kSharedRowThreads = 512;
 /// Longest row, in bytes, the shared-memory softmax takes: two blocks fit an

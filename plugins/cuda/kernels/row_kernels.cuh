@@ -839,22 +839,25 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 #define OMNIRT_ROW_BOUNDS_false(LANES) __launch_bounds__(LANES > 0 ? kGroupThreads : kMaxRowThreads)
 #define OMNIRT_ROW_BOUNDS_true(LANES) \
   __launch_bounds__(LANES > 0 ? kGroupThreads : kMaxRowThreads, 2)
-#define OMNIRT_ROW_KERNELS_HELD(dt, T, cfg, LANES, V, R, A, Packed)                                \
-  extern "C" __global__ void OMNIRT_ROW_BOUNDS_##Packed(LANES) omnirt_rms_norm_##dt##_##cfg(      \
+#define OMNIRT_ROW_KERNELS_BOUNDED(dt, T, cfg, LANES, V, R, A, Packed, BOUNDS)                     \
+  extern "C" __global__ void BOUNDS omnirt_rms_norm_##dt##_##cfg(                                  \
       const T* x, const T* w, T* y, long long rows, long long n, float eps) {                      \
     overlap_launch();                                                                              \
     rms_norm_rows<T, V, LANES, R, A, Packed>(x, w, y, rows, n, eps);                               \
   }                                                                                                \
-  extern "C" __global__ void OMNIRT_ROW_BOUNDS_##Packed(LANES) omnirt_layer_norm_##dt##_##cfg(    \
+  extern "C" __global__ void BOUNDS omnirt_layer_norm_##dt##_##cfg(                                \
       const T* x, const T* w, const T* b, T* y, long long rows, long long n, float eps) {          \
     overlap_launch();                                                                              \
     layer_norm_rows<T, V, LANES, R, A, Packed>(x, w, b, y, rows, n, eps);                          \
   }                                                                                                \
-  extern "C" __global__ void OMNIRT_ROW_BOUNDS_##Packed(LANES) omnirt_softmax_##dt##_##cfg(       \
+  extern "C" __global__ void BOUNDS omnirt_softmax_##dt##_##cfg(                                   \
       const T* x, T* y, long long rows, long long n, long long) {                                  \
     overlap_launch();                                                                              \
     softmax_rows<T, V, LANES, R, A, Packed>(x, y, rows, n);                                        \
   }
+
+#define OMNIRT_ROW_KERNELS_HELD(dt, T, cfg, LANES, V, R, A, Packed) \
+  OMNIRT_ROW_KERNELS_BOUNDED(dt, T, cfg, LANES, V, R, A, Packed, OMNIRT_ROW_BOUNDS_##Packed(LANES))
 
 // The plugin's: the default access.
 #define OMNIRT_ROW_KERNELS(dt, T, cfg, LANES, V, R) \
@@ -925,6 +928,10 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
   OMNIRT_ROW_KERNELS(bf16, __nv_bfloat16, cfg, LANES, V, R)
 
 #define OMNIRT_F32_ROW_CONFIG_KERNELS(cfg, LANES, V, R) OMNIRT_ROW_KERNELS(f32, float, cfg, LANES, V, R)
+
+#define OMNIRT_WIDE_F32_ROW_CONFIG_KERNELS(cfg, LANES, V, R)                     \
+  OMNIRT_ROW_KERNELS_BOUNDED(f32, float, cfg, LANES, V, R, Access::kCached, false, \
+                             __launch_bounds__(kWideRowThreads))
 
 #define OMNIRT_PACKED_ROW_CONFIG_KERNELS(cfg, LANES, V, R)                    \
   OMNIRT_ROW_KERNELS_HELD(f16, __half, cfg, LANES, V, R, Access::kCached, true) \
