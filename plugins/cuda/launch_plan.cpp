@@ -43,6 +43,10 @@ const RowConfig* config_of(int variant) {
   return nullptr;
 }
 
+bool has_dtype(const RowConfig& c, int element_bytes) {
+  return c.element_bytes == 0 || c.element_bytes == element_bytes;
+}
+
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 // Enough blocks of `threads` to fill every SM, or fewer when there is less
@@ -78,7 +82,7 @@ LaunchPlan fewest_packs(Use use, RowOp op, int element_bytes, long long rows, lo
     const bool taken = use == Use::kLayerNormWide
                            ? c.use == use
                            : c.use == Use::kEveryOp || (c.use == Use::kNorms && op != RowOp::kSoftmax);
-    if (c.lanes != 0 || !taken || (c.element_bytes != 0 && c.element_bytes != element_bytes)) continue;
+    if (c.lanes != 0 || !taken || !has_dtype(c, element_bytes)) continue;
     const LaunchPlan plan = block_per_row(c, rows, packs, most);
     if (plan.grid > 0) return plan;
   }
@@ -99,7 +103,7 @@ const char* variant_suffix(int variant) {
 
 bool variant_has_dtype(int variant, int element_bytes) {
   const RowConfig* c = config_of(variant);
-  return c == nullptr || c->element_bytes == 0 || c->element_bytes == element_bytes;
+  return c == nullptr || has_dtype(*c, element_bytes);
 }
 
 LaunchPlan plan_rows(RowOp op, long long rows, long long n, int element_bytes, bool aligned,

@@ -266,6 +266,20 @@ struct ExpSum {
   }
 };
 
+// Adds E more elements to a thread's running softmax statistics in one
+// pass: the sum is rescaled when they raise the max.
+template <int E>
+__device__ __forceinline__ void add_to(ExpSum& stats, const float (&v)[E]) {
+  float grown = stats.top;
+#pragma unroll
+  for (int e = 0; e < E; ++e) grown = fmaxf(grown, v[e]);
+  if (grown == -INFINITY) return;  // exp(-inf - -inf) is NaN; these add 0
+  stats.sum *= exp_flushed(stats.top - grown);
+  stats.top = grown;
+#pragma unroll
+  for (int e = 0; e < E; ++e) stats.sum += exp_flushed(v[e] - stats.top);
+}
+
 // layer_norm's statistics over some of a row's elements: their count, mean
 // and sum of squared deviations from it, merged as Chan et al. do (no
 // cancellation: deviations are from each part's own mean).
@@ -533,7 +547,7 @@ __device__ void softmax_shared(const T* __restrict__ x, T* __restrict__ y, long 
   const int packs = int(n / E);
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const uint4* in = reinterpret_cast<const uint4*>(x + row * n);
-    float top = -INFINITY, sum = 0.f;
+    ExpSum mine = ExpSum::identity();
     for (int first = threadIdx.x; first < packs; first += kSharedRowPacks * blockDim.x) {
       uint4 raw[kSharedRowPacks];
 #pragma unroll
@@ -547,19 +561,14 @@ __device__ void softmax_shared(const T* __restrict__ x, T* __restrict__ y, long 
         if (p >= packs) continue;
         held[p] = raw[u];
         const T* elements = reinterpret_cast<const T*>(&raw[u]);
-        float grown = top;
+        float v[E];
 #pragma unroll
-        for (int e = 0; e < E; ++e) grown = fmaxf(grown, to_float(elements[e]));
-        if (grown == -INFINITY) continue;  // adds 0; exp(-inf - -inf) would be NaN
-        sum *= exp_flushed(top - grown);
-        top = grown;
-#pragma unroll
-        for (int e = 0; e < E; ++e) sum += exp_flushed(to_float(elements[e]) - top);
+        for (int e = 0; e < E; ++e) v[e] = to_float(elements[e]);
+        add_to(mine, v);
       }
     }
-    const ExpSum total = block_merge(ExpSum{top, sum}, ExpSum{}, ExpSum::identity());
-    top = total.top;
-    const float inverse = 1.f / total.sum;
+    const ExpSum total = block_merge(mine, ExpSum{}, ExpSum::identity());
+    const float top = total.top, inverse = 1.f / total.sum;
     T* out = y + row * n;
     for (int p = threadIdx.x; p < packs; p += blockDim.x) {
       const uint4 raw = held[p];
@@ -696,21 +705,14 @@ __device__ void softmax_two_pass(const T* __restrict__ x, T* __restrict__ y, lon
                                  long long n) {
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* in = x + row * n;
-    float top = -INFINITY, sum = 0.f;
+    ExpSum mine = ExpSum::identity();
     for_row<E>(n, [&](long long c) {
       float v[E];
       load(in + c, v);
-      float grown = top;
-#pragma unroll
-      for (int e = 0; e < E; ++e) grown = fmaxf(grown, v[e]);
-      if (grown == -INFINITY) return;  // exp(-inf - -inf) is NaN; these add 0
-      sum *= exp_flushed(top - grown);
-      top = grown;
-#pragma unroll
-      for (int e = 0; e < E; ++e) sum += exp_flushed(v[e] - top);
+      add_to(mine, v);
     });
-    const float row_top = block_reduce(top, Max{});
-    const float scaled = top == -INFINITY ? 0.f : sum * exp_flushed(top - row_top);
+    const float row_top = block_reduce(mine.top, Max{});
+    const float scaled = mine.top == -INFINITY ? 0.f : mine.sum * exp_flushed(mine.top - row_top);
     const float inverse = 1.f / block_reduce(scaled, Sum{});
     softmax_write<T, E>(in, y + row * n, n, row_top, inverse);
   }
