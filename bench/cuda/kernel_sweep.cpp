@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_fatbin.h"
 #include "kernels/row_configs.h"
 #include "launch_plan.h"
 #include "op_cases.h"
@@ -97,7 +98,7 @@ struct Candidate {
 // reads them through pointers).
 struct KernelArgs {
   void *x = nullptr, *w = nullptr, *b = nullptr, *y = nullptr;
-  long long rows = 0, n = 0, inner = 1;
+  long long rows = 0, n = 0, inner = 1, count = 0;  // count: geglu's elements
   float eps = 0;
   std::vector<void*> pointers;
 };
@@ -105,14 +106,7 @@ struct KernelArgs {
 class Sweep {
  public:
   Sweep(CudaPlugin& plugin, const Peak& peak, const cudaDeviceProp& prop)
-      : plugin_(plugin), peak_(peak), prop_(prop) {
-    check_cuda(cudaLibraryLoadFromFile(&library_, OMNIRT_SWEEP_FATBIN_PATH, nullptr, nullptr, 0,
-                                       nullptr, nullptr, 0),
-               "cudaLibraryLoadFromFile(" OMNIRT_SWEEP_FATBIN_PATH ")");
-  }
-  ~Sweep() { cudaLibraryUnload(library_); }
-  Sweep(const Sweep&) = delete;
-  Sweep& operator=(const Sweep&) = delete;
+      : plugin_(plugin), peak_(peak), prop_(prop) {}
 
   void run_case(const OpCase& c);
   void print_summary() const;
@@ -131,7 +125,9 @@ class Sweep {
     Pick lean;  // the fastest that holds its row packed or not at all
   };
 
-  std::vector<Candidate> candidates(const OpCase& c, std::vector<KernelArgs>& args);
+  std::vector<Candidate> candidates(const OpCase& c, std::vector<KernelArgs>& args) const;
+  void add_grids(Candidate k, const std::string& symbol, long long work, const cuda::LaunchPlan& plan,
+                 bool plan_kernel, std::vector<KernelArgs>& args, std::vector<Candidate>& out) const;
   double pct_of_peak(size_t bytes, double us) const {
     return peak_.bytes_per_second > 0 ? 100 * double(bytes) / (us * 1e-6) / peak_.bytes_per_second : 0;
   }
@@ -139,39 +135,80 @@ class Sweep {
   CudaPlugin& plugin_;
   const Peak& peak_;
   const cudaDeviceProp& prop_;
-  cudaLibrary_t library_ = nullptr;
+  BenchFatbin fatbin_;
   std::vector<Summary> summary_;
   int mismatches_ = 0;
 };
 
-// As the plugin launches (cuda_kernels.cpp's Kernels::launch): with
-// programmatic stream serialization where the GPU has it (`overlap`), which
-// the kernels' overlap_launch takes up.
-void launch_as_plugin(const void* function, unsigned blocks, unsigned threads, void** args, bool overlap) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(threads);
-  cudaLaunchAttribute serialization{};
-  serialization.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  serialization.val.programmaticStreamSerializationAllowed = 1;
-  if (overlap) {
-    config.attrs = &serialization;
-    config.numAttrs = 1;
+// Candidate `k` (name, config and block set) running kernel `symbol` on
+// each of the grids worth trying for `work` blocks of work; the one on the
+// plugin's grid is marked when `plan_kernel` says the kernel is the plugin's.
+void Sweep::add_grids(Candidate k, const std::string& symbol, long long work, const cuda::LaunchPlan& plan,
+                      bool plan_kernel, std::vector<KernelArgs>& args, std::vector<Candidate>& out) const {
+  const int sms = prop_.multiProcessorCount;
+  const void* function = fatbin_.function(symbol);
+  cudaFuncAttributes attr{};
+  if (cudaFuncGetAttributes(&attr, function) == cudaSuccess) k.regs = attr.numRegs;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k.blocks_per_sm, function, int(k.block), 0) != cudaSuccess) {
+    k.blocks_per_sm = -1;
   }
-  check_cuda(cudaLaunchKernelExC(&config, function, args), "cudaLaunchKernelExC");
+  cudaGetLastError();  // an attribute the runtime would not give is not an error of the run
+  // Grids: the planner's (every SM full by thread count), the occupancy
+  // the registers allow, twice that, and one block per step of work.
+  std::vector<std::pair<std::string, long long>> grids = {
+      {"fill", (long long)sms * std::max(1, kThreadsPerSm / int(k.block))}};
+  if (k.blocks_per_sm > 0) {
+    grids.push_back({"occ", (long long)sms * k.blocks_per_sm});
+    grids.push_back({"2occ", 2LL * sms * k.blocks_per_sm});
+  }
+  grids.push_back({"all", work});
+  std::vector<long long> seen;
+  for (const auto& [kind, wanted] : grids) {
+    const long long grid = std::max(1LL, std::min(wanted, work));
+    if (std::find(seen.begin(), seen.end(), grid) != seen.end()) continue;
+    seen.push_back(grid);
+    Candidate g = k;
+    g.grid_kind = kind;
+    g.grid = unsigned(grid);
+    g.plan = plan_kernel && g.grid == plan.grid && g.block == plan.block;
+    g.run = [&args, function, blocks = g.grid, threads = g.block, overlap = prop_.major >= 9](int i) {
+      KernelArgs& a = args[size_t(i) % args.size()];
+      launch_as_plugin(function, blocks, threads, a.pointers.data(), overlap);
+    };
+    out.push_back(std::move(g));
+  }
 }
 
-std::vector<Candidate> Sweep::candidates(const OpCase& c, std::vector<KernelArgs>& args) {
+std::vector<Candidate> Sweep::candidates(const OpCase& c, std::vector<KernelArgs>& args) const {
   const int element_bytes = c.dtype == at::kFloat ? 4 : 2;
+  const int sms = prop_.multiProcessorCount;
+  std::vector<Candidate> out;
+  if (c.op == "geglu") {
+    // Every P of sweep_configs.h, both Access policies, on kElementwiseThreads.
+    const long long pieces = args[0].count * element_bytes / kernels::kPackBytes;
+    const cuda::LaunchPlan plan = cuda::plan_elementwise(args[0].count, element_bytes, true);
+#define OMNIRT_SWEEP_LIST(P) P,
+    for (int packs : {OMNIRT_SWEEP_GEGLU_PACKS(OMNIRT_SWEEP_LIST)}) {
+#undef OMNIRT_SWEEP_LIST
+      for (const char* access : {"", "_cs"}) {
+        Candidate k;
+        k.name = "p" + std::to_string(packs) + access;
+        k.config = {"", 0, packs, 1, Holding::kRegisters};
+        k.block = unsigned(kernels::kElementwiseThreads);
+        add_grids(k, "omnirt_geglu_" + std::string(dtype_name(c.dtype)) + "_" + k.name,
+                  ceil_div(pieces, (long long)k.block * packs), plan,
+                  *access == '\0' && packs == kernels::kGegluPacks, args, out);
+      }
+    }
+    return out;
+  }
   const long long n = c.shape.back();
   const long long rows = args[0].rows;
   const long long row_packs = n * element_bytes / kernels::kPackBytes;
-  const int sms = prop_.multiProcessorCount;
   const cuda::RowOp op = c.op == "rms_norm"     ? cuda::RowOp::kRmsNorm
                          : c.op == "layer_norm" ? cuda::RowOp::kLayerNorm
                                                 : cuda::RowOp::kSoftmax;
   const cuda::LaunchPlan plan = cuda::plan_rows(op, rows, n, element_bytes, true, sms);
-  std::vector<Candidate> out;
   for (const Config& config : kConfigs) {
     if (!runs_dtype(config, element_bytes)) continue;
     const auto [block, rows_per_block] = block_shape(config, row_packs);
@@ -182,43 +219,8 @@ std::vector<Candidate> Sweep::candidates(const OpCase& c, std::vector<KernelArgs
       k.name = std::string(config.suffix) + access;
       k.config = config;
       k.block = unsigned(block);
-      const std::string symbol = "omnirt_" + c.op + "_" + dtype_name(c.dtype) + "_" + k.name;
-      cudaKernel_t kernel = nullptr;
-      check_cuda(cudaLibraryGetKernel(&kernel, library_, symbol.c_str()), symbol.c_str());
-      const void* function = reinterpret_cast<const void*>(kernel);
-      cudaFuncAttributes attr{};
-      if (cudaFuncGetAttributes(&attr, function) == cudaSuccess) k.regs = attr.numRegs;
-      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k.blocks_per_sm, function, block, 0) !=
-          cudaSuccess) {
-        k.blocks_per_sm = -1;
-      }
-      cudaGetLastError();  // an attribute the runtime would not give is not an error of the run
-      // Grids: the planner's (every SM full by thread count), the occupancy
-      // the registers allow, twice that, and one block per step of work.
-      const long long work = ceil_div(rows, rows_per_block);
-      std::vector<std::pair<std::string, long long>> grids = {
-          {"fill", (long long)sms * std::max(1, kThreadsPerSm / block)}};
-      if (k.blocks_per_sm > 0) {
-        grids.push_back({"occ", (long long)sms * k.blocks_per_sm});
-        grids.push_back({"2occ", 2LL * sms * k.blocks_per_sm});
-      }
-      grids.push_back({"all", work});
-      std::vector<long long> seen;
-      for (const auto& [kind, wanted] : grids) {
-        const long long grid = std::max(1LL, std::min(wanted, work));
-        if (std::find(seen.begin(), seen.end(), grid) != seen.end()) continue;
-        seen.push_back(grid);
-        Candidate g = k;
-        g.grid_kind = kind;
-        g.grid = unsigned(grid);
-        g.plan = *access == '\0' && k.name == cuda::variant_suffix(plan.variant) &&
-                 g.grid == plan.grid && g.block == plan.block;
-        g.run = [&args, function, blocks = g.grid, threads = g.block, overlap = prop_.major >= 9](int i) {
-          KernelArgs& a = args[size_t(i) % args.size()];
-          launch_as_plugin(function, blocks, threads, a.pointers.data(), overlap);
-        };
-        out.push_back(std::move(g));
-      }
+      add_grids(k, "omnirt_" + c.op + "_" + dtype_name(c.dtype) + "_" + k.name, ceil_div(rows, rows_per_block),
+                plan, *access == '\0' && k.name == cuda::variant_suffix(plan.variant), args, out);
     }
   }
   return out;
@@ -245,6 +247,10 @@ void Sweep::run_case(const OpCase& c) {
     a.n = n;
     if (c.op == "softmax") {
       a.pointers = {&a.x, &a.y, &a.rows, &a.n, &a.inner};
+    } else if (c.op == "geglu") {
+      a.w = set[1].data_ptr();  // geglu's b
+      a.count = set[0].numel();
+      a.pointers = {&a.x, &a.w, &a.y, &a.count};
     } else {
       a.w = set[1].data_ptr();
       a.eps = c.op == "rms_norm" ? 1e-6f : 1e-5f;  // the ops' defaults, as aten_op's
@@ -379,15 +385,14 @@ void Sweep::print_summary() const {
 }  // namespace
 
 int run_sweep(CudaPlugin& plugin, const std::string& filter, const Peak& peak, const cudaDeviceProp& prop) {
-  std::printf("# sweep: candidate row kernels (bench/cuda/sweep_configs.h, kernels/row_configs.h; _cs: "
+  std::printf("# sweep: candidate kernels (bench/cuda/sweep_configs.h, kernels/row_configs.h; _cs: "
               "streaming loads and stores; *h: the row held as f16/bf16; lv, l2: a block per row, no "
-              "row held, three and two reads), medians over %d rounds taking turns; grid by: fill = "
-              "SMs x %d / block (the planner's), occ = SMs x blocks per SM the registers allow, 2occ, "
-              "all = a block per step of rows; b/SM: occupancy\n",
+              "row held, three and two reads; geglu's pP: P pieces a thread at once), medians over %d "
+              "rounds taking turns; grid by: fill = SMs x %d / block (the planner's), occ = SMs x blocks "
+              "per SM the registers allow, 2occ, all = a block per step of work; b/SM: occupancy\n",
               kSweepRounds, kThreadsPerSm);
   Sweep sweep(plugin, peak, prop);
   for (const OpCase& c : op_cases()) {
-    if (c.op == "geglu") continue;
     const std::string line = c.op + " " + dtype_name(c.dtype) + " " + shape_text(c.shape) + " " + c.shape_class;
     if (line.find(filter) == std::string::npos) continue;
     sweep.run_case(c);

@@ -1,10 +1,12 @@
-// `cuda_kernel_bench --sweep [SUBSTRING]`: for each row-op case of
-// tests/cuda/op_cases.h (rms_norm, layer_norm, softmax) whose line
-// "op dtype shape class" contains SUBSTRING, every candidate way to run it —
-// each register configuration that holds the row (the plugin's,
-// kernels/row_configs.h, and the sweep's, sweep_configs.h), with cached and
-// with streaming access (row_kernels.cuh's Access), on several grid sizes,
-// each launched as the plugin launches (programmatic dependent launch) —
+// `cuda_kernel_bench --sweep [SUBSTRING]`: for each case of
+// tests/cuda/op_cases.h whose line "op dtype shape class" contains
+// SUBSTRING, every candidate way to run it — for the row ops (rms_norm,
+// layer_norm, softmax) each register configuration that holds the row (the
+// plugin's, kernels/row_configs.h, and the sweep's, sweep_configs.h), for
+// geglu each number of pieces a thread loads at once (sweep_configs.h), with
+// cached and with streaming access (row_kernels.cuh's Access), on several
+// grid sizes, each launched as the plugin launches (programmatic dependent
+// launch) —
 // next to the plugin's own op_run and ATen, all taking turns in the same
 // rounds. Every candidate's result is first checked against ATen's within
 // the tests' tolerance (a mismatch is reported and makes the exit status 1;

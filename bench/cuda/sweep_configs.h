@@ -39,4 +39,12 @@
   X(lv)                              \
   X(l2)
 
+// geglu: 16-byte pieces each thread loads before it computes any (the
+// plugin's is kernels/row_configs.h's kGegluPacks).
+#define OMNIRT_SWEEP_GEGLU_PACKS(X) \
+  X(1)                              \
+  X(2)                              \
+  X(4)                              \
+  X(8)
+
 #endif  // OMNIRT_BENCH_CUDA_SWEEP_CONFIGS_H_

@@ -1,4 +1,5 @@
-// The candidates of `cuda_kernel_bench --sweep`: the row kernels (rms_norm,
+// The bench's own kernels: the streaming references (stream_kernels.cuh),
+// and the candidates of `cuda_kernel_bench --sweep`: the row kernels (rms_norm,
 // layer_norm, softmax) of every register configuration, the plugin's
 // (kernels/row_configs.h) and the sweep's (sweep_configs.h), each with both
 // Access policies, the packed ones for f16/bf16, and the loop kernels, from
@@ -7,6 +8,7 @@
 // omnirt_<op>_<dtype>_<config>_cs (streaming); loop kernels are cached only.
 // The bench loads this fatbin from the build tree; the plugin never sees it.
 #include "row_kernels.cuh"
+#include "stream_kernels.cuh"
 #include "sweep_configs.h"
 
 using namespace omnirt::cuda::kernels;
@@ -41,3 +43,20 @@ OMNIRT_SWEEP_PACKED_CONFIGS(OMNIRT_SWEEP_PACKED)
   OMNIRT_SWEEP_LOOP_##cfg(f16, __half)        \
   OMNIRT_SWEEP_LOOP_##cfg(bf16, __nv_bfloat16)
 OMNIRT_SWEEP_LOOP_KERNELS(OMNIRT_SWEEP_LOOP)
+
+// geglu over 16-byte pieces, P of them a thread loaded before any is
+// computed: omnirt_geglu_<dtype>_p<P> (cached) and _p<P>_cs (streaming).
+#define OMNIRT_SWEEP_GEGLU_ACCESS(dt, T, P, name, A)                                             \
+  extern "C" __global__ void __launch_bounds__(kElementwiseThreads)                              \
+      omnirt_geglu_##dt##_p##P##name(const T* a, const T* b, T* y, long long count) {            \
+    overlap_launch();                                                                            \
+    geglu<T, kPack<T>, P, A>(a, b, y, count);                                                    \
+  }
+#define OMNIRT_SWEEP_GEGLU_DTYPE(dt, T, P)                      \
+  OMNIRT_SWEEP_GEGLU_ACCESS(dt, T, P, , Access::kCached)        \
+  OMNIRT_SWEEP_GEGLU_ACCESS(dt, T, P, _cs, Access::kStreaming)
+#define OMNIRT_SWEEP_GEGLU(P)                        \
+  OMNIRT_SWEEP_GEGLU_DTYPE(f32, float, P)            \
+  OMNIRT_SWEEP_GEGLU_DTYPE(f16, __half, P)           \
+  OMNIRT_SWEEP_GEGLU_DTYPE(bf16, __nv_bfloat16, P)
+OMNIRT_SWEEP_GEGLU_PACKS(OMNIRT_SWEEP_GEGLU)

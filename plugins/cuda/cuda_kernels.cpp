@@ -302,7 +302,7 @@ void Kernels::run(const Symbols& cuda, const char* name, const DLTensor* inputs,
       call.same(b, x, "input 1 (b)");
       w_data = b.data;
       args = {&x_data, &w_data, &y_data, &count};
-      plan = plan_elementwise(count, element_bytes, aligned({x_data, w_data, y_data}), sms);
+      plan = plan_elementwise(count, element_bytes, aligned({x_data, w_data, y_data}));
       break;
     }
   }

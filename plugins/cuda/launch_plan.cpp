@@ -56,12 +56,14 @@ unsigned grid_for(long long blocks_of_work, int threads, int sm_count) {
   return unsigned(std::max(1LL, std::min(blocks_of_work, resident)));
 }
 
-// A block for each step of rows, up to the largest grid: the H100 sweep
-// (cuda_kernel_bench --sweep, docs/cuda.md) measured the row kernels 2-13%
-// faster launched so than with a grid that only fills the SMs and walks the
-// rest in grid-stride loops, in all but the vocabulary-row layer_norm and
-// rms_norm f32 cases (within 5%).
-unsigned grid_for_rows(long long blocks_of_work) {
+// A block for each step of work (of rows; of geglu's pieces), up to the
+// largest grid: the H100 sweep (cuda_kernel_bench --sweep, docs/cuda.md)
+// measured the row kernels 2-13% faster launched so than with a grid that
+// only fills the SMs and walks the rest in grid-stride loops, in all but the
+// vocabulary-row layer_norm and rms_norm f32 cases (within 5%); the H200's,
+// geglu 6-15% (blocks that retire and start apart keep loads in flight while
+// others compute).
+unsigned grid_for_work(long long blocks_of_work) {
   constexpr long long kMaxGridX = 0x7fffffff;
   return unsigned(std::max(1LL, std::min(blocks_of_work, kMaxGridX)));
 }
@@ -71,7 +73,7 @@ unsigned grid_for_rows(long long blocks_of_work) {
 LaunchPlan block_per_row(const RowConfig& c, long long rows, long long packs, int most) {
   const long long threads = std::max<long long>(kMinRowThreads, ceil_div(ceil_div(packs, c.packs), 32) * 32);
   if (threads > most) return {};
-  return {c.variant, grid_for_rows(rows), unsigned(threads)};
+  return {c.variant, grid_for_work(rows), unsigned(threads)};
 }
 
 // A block per row of the fewest packs a thread, among the whole-block
@@ -118,7 +120,7 @@ LaunchPlan plan_rows(RowOp op, long long rows, long long n, int element_bytes, b
   for (const RowConfig& c : kRowConfigs) {
     if (c.lanes > 0 && packs <= (long long)c.lanes * c.packs) {
       const long long rows_per_block = (long long)kGroupThreads / c.lanes * c.rows;
-      return {c.variant, grid_for_rows(ceil_div(rows, rows_per_block)), unsigned(kGroupThreads)};
+      return {c.variant, grid_for_work(ceil_div(rows, rows_per_block)), unsigned(kGroupThreads)};
     }
   }
   // A block per row: the fewest packs a thread that hold the row in at most
@@ -132,7 +134,7 @@ LaunchPlan plan_rows(RowOp op, long long rows, long long n, int element_bytes, b
   if (plan.grid > 0) return plan;
   const long long row_bytes = n * element_bytes;
   if (op == RowOp::kSoftmax && element_bytes == 2 && row_bytes <= kSharedRowBytes) {
-    return {kSharedRow, grid_for_rows(rows), unsigned(kSharedRowThreads), unsigned(row_bytes)};
+    return {kSharedRow, grid_for_work(rows), unsigned(kSharedRowThreads), unsigned(row_bytes)};
   }
   return {kLoopPacks, grid_for(rows, kLoopThreads, sm_count), unsigned(kLoopThreads)};
 }
@@ -143,12 +145,12 @@ LaunchPlan plan_columns(long long columns, int sm_count) {
           unsigned(kLoopThreads)};
 }
 
-LaunchPlan plan_elementwise(long long count, int element_bytes, bool aligned, int sm_count) {
+LaunchPlan plan_elementwise(long long count, int element_bytes, bool aligned) {
   if (count <= 0) return {};
   const int per_pack = aligned ? kPackBytes / element_bytes : 1;
   const long long pieces = std::max(1LL, count / per_pack);
   return {aligned ? kElementwisePacks : kElementwiseElements,
-          grid_for(ceil_div(pieces, kElementwiseThreads), kElementwiseThreads, sm_count),
+          grid_for_work(ceil_div(pieces, (long long)kElementwiseThreads * kGegluPacks)),
           unsigned(kElementwiseThreads)};
 }
 

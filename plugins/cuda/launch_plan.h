@@ -59,7 +59,8 @@ LaunchPlan plan_rows(RowOp op, long long rows, long long n, int element_bytes, b
 LaunchPlan plan_columns(long long columns, int sm_count);
 
 /// geglu over `count` elements; `aligned`: a, b and y start 16-byte aligned.
-LaunchPlan plan_elementwise(long long count, int element_bytes, bool aligned, int sm_count);
+/// A block for every kElementwiseThreads x kGegluPacks pieces.
+LaunchPlan plan_elementwise(long long count, int element_bytes, bool aligned);
 
 }  // namespace omnirt::cuda
 

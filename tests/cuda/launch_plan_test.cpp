@@ -173,17 +173,22 @@ TEST(LaunchPlanTest, RowKernelsGetABlockForEachStepOfRowsAndLoopsFillTheGpu) {
 TEST(LaunchPlanTest, ColumnsAndElementwise) {
   EXPECT_EQ(plan_columns(100, kHopperSms).variant, kColumns);
   EXPECT_EQ(plan_columns(100, kHopperSms).grid, 1u);
-  EXPECT_EQ(plan_elementwise(3, 2, true, kHopperSms).variant, kElementwisePacks);
-  EXPECT_EQ(plan_elementwise(3, 2, true, kHopperSms).grid, 1u);  // the tail alone
-  EXPECT_EQ(plan_elementwise(1 << 20, 4, false, kHopperSms).variant, kElementwiseElements);
-  EXPECT_EQ(plan_elementwise(1LL << 28, 4, true, kHopperSms).grid, unsigned(kHopperSms * 8));
+  EXPECT_EQ(plan_elementwise(3, 2, true).variant, kElementwisePacks);
+  EXPECT_EQ(plan_elementwise(3, 2, true).grid, 1u);  // the tail alone
+  EXPECT_EQ(plan_elementwise(1 << 20, 4, false).variant, kElementwiseElements);
+  // A block for every kElementwiseThreads x kGegluPacks pieces (of 16 bytes
+  // when aligned, one element when not), up to CUDA's largest grid.
+  const long long per_block = (long long)kElementwiseThreads * kGegluPacks;
+  EXPECT_EQ(plan_elementwise(1LL << 28, 4, true).grid, unsigned((1LL << 26) / per_block));
+  EXPECT_EQ(plan_elementwise(1LL << 28, 4, false).grid, unsigned((1LL << 28) / per_block));
+  EXPECT_EQ(plan_elementwise(1LL << 50, 2, true).grid, 0x7fffffffu);
 }
 
 TEST(LaunchPlanTest, NothingToDo) {
   EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 0, 128, 4, true, kHopperSms).grid, 0u);
   EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 16, 0, 4, true, kHopperSms).grid, 0u);
   EXPECT_EQ(plan_columns(0, kHopperSms).grid, 0u);
-  EXPECT_EQ(plan_elementwise(0, 4, true, kHopperSms).grid, 0u);
+  EXPECT_EQ(plan_elementwise(0, 4, true).grid, 0u);
 }
 
 TEST(LaunchPlanTest, EveryVariantHasASuffix) {

@@ -77,10 +77,13 @@ constexpr int kSharedRowThreads = 512;
 /// Longest row, in bytes, the shared-memory softmax takes: two blocks fit an
 /// SM's 228 KiB of shared memory.
 constexpr int kSharedRowBytes = 96 * 1024;
-/// 16-byte packs each geglu thread loads before it computes any: its loads
-/// in flight together (H100, f16 16384 x 8192: 76% of peak with 1, 86% with
-/// 2, 72% with 4).
-constexpr int kGegluPacks = 2;
+/// 16-byte packs each geglu thread loads before it computes any, on a grid
+/// of a block per kElementwiseThreads x kGegluPacks of them (launch_plan.cpp).
+/// H200 (cuda_kernel_bench --sweep geglu), 16384 x 8192: 1 on that grid 90.5%
+/// of peak in f32, 89.8% in f16; 2 on it 90.9% and 87.9%; 2 on a grid that
+/// only fills the SMs (the plugin's before, tuned on the H100) 79.1% and
+/// 80.7%. At 96 MiB 1 is ahead of 2 by 2-8%.
+constexpr int kGegluPacks = 1;
 /// Block size of the loop kernels, the column softmax and geglu.
 constexpr int kLoopThreads = 512;
 constexpr int kElementwiseThreads = 256;

@@ -796,31 +796,32 @@ __device__ __forceinline__ float gelu_times(float a, float b) {
 
 // Exact (erf) GELU of a times b, as torch.nn.functional.gelu(approximate='none').
 // E-element pieces first (a, b and y 16-byte aligned when E > 1), each thread
-// loading kGegluPacks of them before it computes any (erff's arithmetic
-// would otherwise keep too few loads in flight), then the tail of
-// count % E elements one by one.
-template <class T, int E>
+// loading P of them before it computes any, then the tail of count % E
+// elements one by one. The plugin's: P = kGegluPacks on a grid of a block
+// per kElementwiseThreads x P pieces, cached access (row_configs.h says why);
+// the bench's sweep times others.
+template <class T, int E, int P = kGegluPacks, Access A = Access::kCached>
 __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y,
                       long long count) {
   const long long step = (long long)gridDim.x * blockDim.x;
   const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long pieces = count / E;
-  for (long long i = first; i < pieces; i += step * kGegluPacks) {
-    float va[kGegluPacks][E], vb[kGegluPacks][E];
+  for (long long i = first; i < pieces; i += step * P) {
+    float va[P][E], vb[P][E];
 #pragma unroll
-    for (int u = 0; u < kGegluPacks; ++u) {
+    for (int u = 0; u < P; ++u) {
       const long long piece = i + u * step;
       if (piece >= pieces) continue;
-      load(a + piece * E, va[u]);
-      load(b + piece * E, vb[u]);
+      load<A>(a + piece * E, va[u]);
+      load<A>(b + piece * E, vb[u]);
     }
 #pragma unroll
-    for (int u = 0; u < kGegluPacks; ++u) {
+    for (int u = 0; u < P; ++u) {
       const long long piece = i + u * step;
       if (piece >= pieces) continue;
 #pragma unroll
       for (int e = 0; e < E; ++e) va[u][e] = gelu_times<T>(va[u][e], vb[u][e]);
-      store(y + piece * E, va[u]);
+      store<A>(y + piece * E, va[u]);
     }
   }
   for (long long i = pieces * E + first; i < count; i += step) {

@@ -1,0 +1,57 @@
+// The streaming reference kernels of cuda_kernel_bench: the least work that
+// moves a case's bytes, y = x (the row ops read one tensor of the output's
+// size) or y = a ^ b (geglu reads two), over 16-byte packs, each thread
+// loading P packs of every input before it stores any, in a grid-stride
+// loop; launched as the plugin launches its kernels (overlap_launch,
+// programmatic dependent launch). The fastest of them at a case's size is
+// what a kernel of that size reaches on the GPU: the bench's measure of how
+// far a named op's kernel is from the memory system's own limit.
+// Names: omnirt_stream<inputs>_p<P>. Included by sweep_kernels.cu.
+#ifndef OMNIRT_BENCH_CUDA_STREAM_KERNELS_CUH_
+#define OMNIRT_BENCH_CUDA_STREAM_KERNELS_CUH_
+
+#include "row_kernels.cuh"
+
+namespace omnirt::cuda::kernels {
+
+template <int Inputs, int P>
+__device__ void stream(const uint4* __restrict__ a, const uint4* __restrict__ b, uint4* __restrict__ y,
+                       long long packs) {
+  const long long step = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < packs; i += step * P) {
+    uint4 v[P];
+#pragma unroll
+    for (int u = 0; u < P; ++u) {
+      const long long k = i + u * step;
+      if (k >= packs) continue;
+      v[u] = a[k];
+      if constexpr (Inputs == 2) {
+        const uint4 w = b[k];
+        v[u] = {v[u].x ^ w.x, v[u].y ^ w.y, v[u].z ^ w.z, v[u].w ^ w.w};
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < P; ++u) {
+      if (i + u * step < packs) y[i + u * step] = v[u];
+    }
+  }
+}
+
+}  // namespace omnirt::cuda::kernels
+
+#define OMNIRT_STREAM_KERNEL(INPUTS, P)                                                        \
+  extern "C" __global__ void __launch_bounds__(omnirt::cuda::kernels::kElementwiseThreads)     \
+      omnirt_stream##INPUTS##_p##P(const uint4* a, const uint4* b, uint4* y, long long packs) { \
+    omnirt::cuda::kernels::overlap_launch();                                                   \
+    omnirt::cuda::kernels::stream<INPUTS, P>(a, b, y, packs);                                  \
+  }
+
+#define OMNIRT_STREAM_KERNELS(INPUTS) \
+  OMNIRT_STREAM_KERNEL(INPUTS, 1)     \
+  OMNIRT_STREAM_KERNEL(INPUTS, 2)     \
+  OMNIRT_STREAM_KERNEL(INPUTS, 4)
+
+OMNIRT_STREAM_KERNELS(1)
+OMNIRT_STREAM_KERNELS(2)
+
+#endif  // OMNIRT_BENCH_CUDA_STREAM_KERNELS_CUH_
