@@ -1,6 +1,7 @@
 #include "launch_plan.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace omnirt::cuda {
 namespace {
@@ -76,15 +77,16 @@ LaunchPlan block_per_row(const RowConfig& c, long long rows, long long packs, in
   return {c.variant, grid_for_work(rows), unsigned(threads)};
 }
 
-// A block per row of the fewest packs a thread, among the whole-block
-// configurations `op` runs as `use` says, that holds the row in at most
-// `most` threads; nothing (grid 0) when none does.
-LaunchPlan fewest_packs(Use use, RowOp op, int element_bytes, long long rows, long long packs, int most) {
+// A block per row of the fewest packs a thread (at most `most_packs`), among
+// the whole-block configurations `op` runs as `use` says, that holds the row
+// in at most `most` threads; nothing (grid 0) when none does.
+LaunchPlan fewest_packs(Use use, RowOp op, int element_bytes, long long rows, long long packs, int most,
+                        int most_packs = std::numeric_limits<int>::max()) {
   for (const RowConfig& c : kRowConfigs) {
     const bool taken = use == Use::kLayerNormWide
                            ? c.use == use
                            : c.use == Use::kEveryOp || (c.use == Use::kNorms && op != RowOp::kSoftmax);
-    if (c.lanes != 0 || !taken || !has_dtype(c, element_bytes)) continue;
+    if (c.lanes != 0 || !taken || !has_dtype(c, element_bytes) || c.packs > most_packs) continue;
     const LaunchPlan plan = block_per_row(c, rows, packs, most);
     if (plan.grid > 0) return plan;
   }
@@ -123,10 +125,15 @@ LaunchPlan plan_rows(RowOp op, long long rows, long long n, int element_bytes, b
       return {c.variant, grid_for_work(ceil_div(rows, rows_per_block)), unsigned(kGroupThreads)};
     }
   }
-  // A block per row: the fewest packs a thread that hold the row in at most
-  // kPreferredRowThreads; else layer_norm's wide configuration; else the
+  // A block per row: for the f32 norms, kF32NormPacks a thread in at most
+  // kMaxRowThreads; else the fewest packs a thread that hold the row in at
+  // most kPreferredRowThreads; else layer_norm's wide configuration; else the
   // fewest in at most kMaxRowThreads (row_configs.h).
-  LaunchPlan plan = fewest_packs(Use::kEveryOp, op, element_bytes, rows, packs, kPreferredRowThreads);
+  LaunchPlan plan;
+  if (element_bytes == 4 && op != RowOp::kSoftmax) {
+    plan = fewest_packs(Use::kEveryOp, op, element_bytes, rows, packs, kMaxRowThreads, kF32NormPacks);
+  }
+  if (plan.grid == 0) plan = fewest_packs(Use::kEveryOp, op, element_bytes, rows, packs, kPreferredRowThreads);
   if (plan.grid == 0 && op == RowOp::kLayerNorm) {
     plan = fewest_packs(Use::kLayerNormWide, op, element_bytes, rows, packs, kWideRowThreads);
   }

@@ -67,9 +67,16 @@ constexpr int kMinRowThreads = 64;
 /// Most threads of a whole-block configuration the planner takes while a
 /// configuration of more packs a thread holds the row in as few: on the
 /// H200 such blocks (more of them per SM, cheaper reductions) ran 1-6%
-/// faster, layer_norm f32 16384 x 8192 and its 16-bit rows up to 8192 by
-/// 6-25% (bench/cuda's --sweep).
+/// faster, layer_norm's 16-bit rows up to 8192 by 6-25% (bench/cuda's
+/// --sweep). The f32 norms take kF32NormPacks first.
 constexpr int kPreferredRowThreads = 128;
+/// Packs a thread of the configuration rms_norm and layer_norm over f32 take
+/// first, in blocks of up to kMaxRowThreads (b4: rows of 2048 to 8192
+/// elements), before kPreferredRowThreads applies: on the H200 (--sweep)
+/// 4096-element rows ran 2% (rms_norm) and 7% (layer_norm) faster as b4 in
+/// 256 threads than as b8 in 128, 8192-element rows 2% as b4 in 512 than as
+/// b16 in 128; softmax's 4096-element rows 1.4% slower, so not softmax.
+constexpr int kF32NormPacks = 4;
 /// Most threads of a wide configuration (OMNIRT_ROW_CONFIGS_WIDE_F32).
 constexpr int kWideRowThreads = 1024;
 /// Block size of the shared-memory softmax ("sh").
