@@ -14,7 +14,7 @@
 // tests' tolerance. The exit status is 1 when a result does not match.
 //
 //   cuda_kernel_bench [SUBSTRING]           (only cases whose line contains it)
-//   cuda_kernel_bench --sweep [SUBSTRING]   (candidate row kernels: kernel_sweep.h)
+//   cuda_kernel_bench --sweep [SUBSTRING]   (candidate kernels: kernel_sweep.h)
 #include <cuda_runtime_api.h>
 #include <torch/cuda.h>
 
@@ -29,8 +29,8 @@
 #include "bench_fatbin.h"
 #include "cuda_plugin.h"
 #include "kernel_sweep.h"
-#include "kernels/row_configs.h"
 #include "kernel_timing.h"
+#include "kernels/row_configs.h"
 #include "op_cases.h"
 #include "torch_helpers.h"
 
@@ -66,10 +66,10 @@ std::vector<double> time_in_turns(const std::vector<std::function<void(int)>>& r
   return medians;
 }
 
-// The streaming references (stream_kernels.cuh) that move what case `c`
-// moves: its x (and geglu's b) of set s read, output s written; P packs a
-// thread on a grid that fills the SMs, and one pack a thread on a block per
-// 256 packs.
+// The streaming references (stream_kernels.cuh) that move what a case of
+// `op` moves: its x (and geglu's b) of set s read, output s written; 2 or 4
+// packs a thread on a grid that fills the SMs, and one pack a thread on a
+// block per kElementwiseThreads packs.
 struct StreamReference {
   int inputs = 1;
   size_t bytes = 0;  // read and written per call
@@ -93,9 +93,11 @@ StreamReference stream_reference(const BenchFatbin& fatbin, const std::string& o
   }
   const long long packs = args->front().packs, threads = kernels::kElementwiseThreads;
   constexpr int kThreadsPerSm = 2048;  // resident threads per SM on sm_80 and sm_90
-  const unsigned fill = unsigned(sm_count * kThreadsPerSm / threads), all = unsigned((packs + threads - 1) / threads);
+  const unsigned fill = unsigned(sm_count * kThreadsPerSm / threads);
+  const unsigned all = unsigned((packs + threads - 1) / threads);
   for (const auto& [p, grid] : {std::pair{1, all}, std::pair{2, fill}, std::pair{4, fill}}) {
-    const void* function = fatbin.function("omnirt_stream" + std::to_string(ref.inputs) + "_p" + std::to_string(p));
+    const std::string name = "omnirt_stream" + std::to_string(ref.inputs) + "_p" + std::to_string(p);
+    const void* function = fatbin.function(name);
     ref.variants.push_back([=](int i) {
       Args& a = (*args)[size_t(i) % args->size()];
       void* pointers[] = {&a.a, &a.b, &a.y, &a.packs};
@@ -134,7 +136,8 @@ void run_case(CudaPlugin& plugin, const BenchFatbin& fatbin, const OpCase& c, co
   };
   at::Tensor aten_result;
   auto aten = [&](int i) { aten_result = aten_op(c.op, sets[size_t(i) % sets.size()]); };
-  const StreamReference ref = stream_reference(fatbin, c.op, sets, outputs, prop.multiProcessorCount, prop.major >= 9);
+  const StreamReference ref =
+      stream_reference(fatbin, c.op, sets, outputs, prop.multiProcessorCount, prop.major >= 9);
   std::vector<std::function<void(int)>> runners = {omnirt, aten};
   runners.insert(runners.end(), ref.variants.begin(), ref.variants.end());
   const std::vector<double> medians = time_in_turns(runners);
