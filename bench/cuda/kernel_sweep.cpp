@@ -26,10 +26,11 @@ constexpr int kSweepRounds = 7;
 constexpr double kSweepRoundSeconds = 1e-3;
 constexpr int kThreadsPerSm = 2048;  // as the planner assumes (launch_plan.cpp)
 
-// kRegisters: the row in registers as floats (any dtype, or f32 alone);
-// kPacked: in its 16-bit form (f16/bf16 alone); kLoop: a block of
-// kLoopThreads per row holding none of it (lanes, packs, rows unused).
-enum class Holding { kRegisters, kF32Registers, kPacked, kLoop };
+// kRegisters: the row in registers as floats (any dtype; kF32Registers f32
+// alone, k16Registers f16/bf16 alone); kPacked: in its 16-bit form (f16/bf16
+// alone); kLoop: a block of kLoopThreads per row holding none of it (lanes,
+// packs, rows unused).
+enum class Holding { kRegisters, kF32Registers, k16Registers, kPacked, kLoop };
 
 struct Config {
   const char* suffix;
@@ -40,12 +41,15 @@ constexpr Config kConfigs[] = {
 #define OMNIRT_SWEEP_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::kRegisters},
 #define OMNIRT_SWEEP_F32_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::kF32Registers},
 #define OMNIRT_SWEEP_PACKED_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::kPacked},
+#define OMNIRT_SWEEP_16_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::k16Registers},
 #define OMNIRT_SWEEP_LOOP_CONFIG(suffix) {#suffix, 0, 0, 1, Holding::kLoop},
     OMNIRT_ROW_CONFIGS(OMNIRT_SWEEP_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_SWEEP_F32_CONFIG)
-        OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_SWEEP_PACKED_CONFIG) OMNIRT_SWEEP_ROW_CONFIGS(OMNIRT_SWEEP_CONFIG)
+        OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_SWEEP_PACKED_CONFIG) OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_SWEEP_16_CONFIG)
+            OMNIRT_SWEEP_ROW_CONFIGS(OMNIRT_SWEEP_CONFIG)
             OMNIRT_SWEEP_PACKED_CONFIGS(OMNIRT_SWEEP_PACKED_CONFIG)
             OMNIRT_SWEEP_LOOP_KERNELS(OMNIRT_SWEEP_LOOP_CONFIG)
 #undef OMNIRT_SWEEP_LOOP_CONFIG
+#undef OMNIRT_SWEEP_16_CONFIG
 #undef OMNIRT_SWEEP_PACKED_CONFIG
 #undef OMNIRT_SWEEP_F32_CONFIG
 #undef OMNIRT_SWEEP_CONFIG
@@ -54,7 +58,8 @@ constexpr Config kConfigs[] = {
 bool runs_dtype(const Config& config, int element_bytes) {
   switch (config.holding) {
     case Holding::kF32Registers: return element_bytes == 4;
-    case Holding::kPacked: return element_bytes == 2;
+    case Holding::kPacked:
+    case Holding::k16Registers: return element_bytes == 2;
     default: return true;
   }
 }

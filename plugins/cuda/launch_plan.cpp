@@ -15,6 +15,7 @@ enum class Use {
   kEveryOp,
   kNorms,          // held packed (row_configs.h): not softmax
   kLayerNormWide,  // layer_norm's rows no other holds in kPreferredRowThreads
+  kLayerNorm,      // layer_norm alone, before a configuration of every op that holds as much
 };
 
 struct RowConfig {
@@ -29,8 +30,12 @@ constexpr RowConfig kRowConfigs[] = {
 #define OMNIRT_WIDE_ROW_CONFIG(suffix, lanes, packs, rows) \
   {kRow_##suffix, lanes, packs, rows, 4, Use::kLayerNormWide},
 #define OMNIRT_PACKED_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, 2, Use::kNorms},
+#define OMNIRT_LAYER_NORM_16_CONFIG(suffix, lanes, packs, rows) \
+  {kRow_##suffix, lanes, packs, rows, 2, Use::kLayerNorm},
     OMNIRT_ROW_CONFIGS(OMNIRT_ROW_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_F32_ROW_CONFIG)
         OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_WIDE_ROW_CONFIG) OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_PACKED_ROW_CONFIG)
+            OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_LAYER_NORM_16_CONFIG)
+#undef OMNIRT_LAYER_NORM_16_CONFIG
 #undef OMNIRT_PACKED_ROW_CONFIG
 #undef OMNIRT_WIDE_ROW_CONFIG
 #undef OMNIRT_F32_ROW_CONFIG
@@ -46,6 +51,19 @@ const RowConfig* config_of(int variant) {
 
 bool has_dtype(const RowConfig& c, int element_bytes) {
   return c.element_bytes == 0 || c.element_bytes == element_bytes;
+}
+
+// Does `op` over elements of `element_bytes` run `c` in the planner's
+// ordinary choice (kLayerNormWide is its fallback alone)?
+bool runs(const RowConfig& c, RowOp op, int element_bytes) {
+  if (!has_dtype(c, element_bytes)) return false;
+  switch (c.use) {
+    case Use::kEveryOp: return true;
+    case Use::kNorms: return op != RowOp::kSoftmax;
+    case Use::kLayerNorm: return op == RowOp::kLayerNorm;
+    case Use::kLayerNormWide: return false;
+  }
+  return false;
 }
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
@@ -78,15 +96,15 @@ LaunchPlan block_per_row(const RowConfig& c, long long rows, long long packs, in
 }
 
 // A block per row of the fewest packs a thread (at most `most_packs`), among
-// the whole-block configurations `op` runs as `use` says, that holds the row
-// in at most `most` threads; nothing (grid 0) when none does.
+// the whole-block configurations `op` runs (use kEveryOp) or the wide ones
+// (use kLayerNormWide), that holds the row in at most `most` threads;
+// nothing (grid 0) when none does.
 LaunchPlan fewest_packs(Use use, RowOp op, int element_bytes, long long rows, long long packs, int most,
                         int most_packs = std::numeric_limits<int>::max()) {
   for (const RowConfig& c : kRowConfigs) {
-    const bool taken = use == Use::kLayerNormWide
-                           ? c.use == use
-                           : c.use == Use::kEveryOp || (c.use == Use::kNorms && op != RowOp::kSoftmax);
-    if (c.lanes != 0 || !taken || !has_dtype(c, element_bytes) || c.packs > most_packs) continue;
+    const bool taken = use == Use::kLayerNormWide ? c.use == use && has_dtype(c, element_bytes)
+                                                  : runs(c, op, element_bytes);
+    if (c.lanes != 0 || !taken || c.packs > most_packs) continue;
     const LaunchPlan plan = block_per_row(c, rows, packs, most);
     if (plan.grid > 0) return plan;
   }
@@ -100,6 +118,7 @@ const char* variant_suffix(int variant) {
 #define OMNIRT_ROW_SUFFIX(suffix, lanes, packs, rows) #suffix,
       OMNIRT_ROW_CONFIGS(OMNIRT_ROW_SUFFIX) OMNIRT_ROW_CONFIGS_F32(OMNIRT_ROW_SUFFIX)
           OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_ROW_SUFFIX) OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_ROW_SUFFIX)
+              OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_ROW_SUFFIX)
 #undef OMNIRT_ROW_SUFFIX
       "lv", "ls", "cols", "sh", "v", "s"};
   return variant >= 0 && variant < kVariants ? kSuffixes[variant] : "?";
@@ -118,12 +137,19 @@ LaunchPlan plan_rows(RowOp op, long long rows, long long n, int element_bytes, b
     return {kLoopElements, grid_for(rows, kLoopThreads, sm_count), unsigned(kLoopThreads)};
   }
   const long long packs = n / per_pack;
-  // A group of a warp's lanes per row, several rows per block.
+  // A group of a warp's lanes per row, several rows per block: the group
+  // configuration of the fewest packs a group that holds the row (one of the
+  // op's own before one of every op's that holds as many).
+  const RowConfig* group = nullptr;
   for (const RowConfig& c : kRowConfigs) {
-    if (c.lanes > 0 && packs <= (long long)c.lanes * c.packs) {
-      const long long rows_per_block = (long long)kGroupThreads / c.lanes * c.rows;
-      return {c.variant, grid_for_work(ceil_div(rows, rows_per_block)), unsigned(kGroupThreads)};
-    }
+    const long long held = (long long)c.lanes * c.packs;
+    if (c.lanes == 0 || !runs(c, op, element_bytes) || packs > held) continue;
+    const long long best = group == nullptr ? 0 : (long long)group->lanes * group->packs;
+    if (group == nullptr || held < best || (held == best && c.use != Use::kEveryOp)) group = &c;
+  }
+  if (group != nullptr) {
+    const long long rows_per_block = (long long)kGroupThreads / group->lanes * group->rows;
+    return {group->variant, grid_for_work(ceil_div(rows, rows_per_block)), unsigned(kGroupThreads)};
   }
   // A block per row: for the f32 norms, kF32NormPacks a thread in at most
   // kMaxRowThreads; else the fewest packs a thread that hold the row in at

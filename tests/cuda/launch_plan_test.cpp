@@ -23,6 +23,7 @@ Config config_of(int variant) {
 #define OMNIRT_TEST_WIDE_CONFIG(suffix, lanes, packs, rows) {lanes, packs, kWideRowThreads},
       OMNIRT_ROW_CONFIGS(OMNIRT_TEST_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_TEST_CONFIG)
           OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_TEST_WIDE_CONFIG) OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_TEST_CONFIG)
+              OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_TEST_CONFIG)
 #undef OMNIRT_TEST_WIDE_CONFIG
 #undef OMNIRT_TEST_CONFIG
   };
@@ -96,6 +97,11 @@ std::string suffix(long long n, int bytes, RowOp op = RowOp::kRmsNorm) {
 TEST(LaunchPlanTest, PicksByRowLength) {
   EXPECT_EQ(suffix(128, 4), "w1");   // a warp per row, one pack per lane
   EXPECT_EQ(suffix(128, 2), "g16");  // half a warp per row
+  EXPECT_EQ(suffix(128, 2, RowOp::kSoftmax), "g16");
+  EXPECT_EQ(suffix(128, 2, RowOp::kLayerNorm), "g16r4");  // its own: four rows at a time
+  EXPECT_EQ(suffix(72, 2, RowOp::kLayerNorm), "g16r4");
+  EXPECT_EQ(suffix(64, 2, RowOp::kLayerNorm), "g8");  // a smaller group holds it
+  EXPECT_EQ(suffix(128, 4, RowOp::kLayerNorm), "w1");  // f32: not g16r4
   EXPECT_EQ(suffix(8, 2), "g4");
   EXPECT_EQ(suffix(512, 4), "w4");
   EXPECT_EQ(suffix(32000, 4), "b16");  // a vocabulary-sized f32 row stays in registers

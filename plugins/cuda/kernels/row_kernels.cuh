@@ -936,6 +936,10 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
   OMNIRT_ROW_KERNELS_BOUNDED(f32, float, cfg, LANES, V, R, Access::kCached, false, \
                              __launch_bounds__(kWideRowThreads))
 
+#define OMNIRT_16_ROW_CONFIG_KERNELS(cfg, LANES, V, R) \
+  OMNIRT_ROW_KERNELS(f16, __half, cfg, LANES, V, R)     \
+  OMNIRT_ROW_KERNELS(bf16, __nv_bfloat16, cfg, LANES, V, R)
+
 #define OMNIRT_PACKED_ROW_CONFIG_KERNELS(cfg, LANES, V, R)                    \
   OMNIRT_ROW_KERNELS_HELD(f16, __half, cfg, LANES, V, R, Access::kCached, true) \
   OMNIRT_ROW_KERNELS_HELD(bf16, __nv_bfloat16, cfg, LANES, V, R, Access::kCached, true)
