@@ -45,8 +45,8 @@ constexpr double kRoundSeconds = 2e-3;
 // is at what the memory system gives a kernel of its size.
 constexpr double kNearReference = 0.95;
 
-// Medians of each runner's seconds per call: every round runs each of them
-// once, starting one further on.
+// Medians of each runner's seconds per call, taking turns in rounds of
+// about kRoundSeconds for the slowest.
 std::vector<double> time_in_turns(const std::vector<std::function<void(int)>>& runners) {
   double rough = 0;
   for (const auto& run : runners) {
@@ -54,16 +54,7 @@ std::vector<double> time_in_turns(const std::vector<std::function<void(int)>>& r
     rough = std::max(rough, seconds_per_call(run, 3));
   }
   const int calls = std::max(5, int(kRoundSeconds / std::max(rough, 1e-7)));
-  std::vector<std::vector<double>> seconds(runners.size());
-  for (int round = 0; round < kRounds; ++round) {
-    for (size_t i = 0; i < runners.size(); ++i) {
-      const size_t r = (i + size_t(round)) % runners.size();
-      seconds[r].push_back(seconds_per_call(runners[r], calls));
-    }
-  }
-  std::vector<double> medians;
-  for (const auto& s : seconds) medians.push_back(median(s));
-  return medians;
+  return median_seconds_in_turns(runners, calls, kRounds);
 }
 
 // The streaming references (stream_kernels.cuh) that move what a case of

@@ -95,7 +95,6 @@ struct Candidate {
   bool plan = false;                  // the plugin's choice: its kernel and grid
   std::function<void(int)> run;       // call i (rotates over the input sets)
   std::string check = "ok";
-  std::vector<double> seconds;
   double median_us = 0;
 };
 
@@ -325,19 +324,16 @@ void Sweep::run_case(const OpCase& c) {
     }
   }
 
-  // Taking turns: each round runs every candidate once, starting one further on.
-  for (Candidate& k : timed) {
+  // Taking turns, in rounds of about kSweepRoundSeconds of ATen's calls.
+  std::vector<std::function<void(int)>> runs;
+  for (const Candidate& k : timed) {
     for (int i = 0; i < 3; ++i) k.run(i);
+    runs.push_back(k.run);
   }
   const double rough = seconds_per_call(aten.run, 3);
   const int calls = std::max(5, int(kSweepRoundSeconds / std::max(rough, 1e-7)));
-  for (int round = 0; round < kSweepRounds; ++round) {
-    for (size_t i = 0; i < timed.size(); ++i) {
-      Candidate& k = timed[(i + size_t(round)) % timed.size()];
-      k.seconds.push_back(seconds_per_call(k.run, calls));
-    }
-  }
-  for (Candidate& k : timed) k.median_us = median(k.seconds) * 1e6;
+  const std::vector<double> medians = median_seconds_in_turns(runs, calls, kSweepRounds);
+  for (size_t i = 0; i < timed.size(); ++i) timed[i].median_us = medians[i] * 1e6;
   std::sort(timed.begin(), timed.end(),
             [](const Candidate& a, const Candidate& b) { return a.median_us < b.median_us; });
 

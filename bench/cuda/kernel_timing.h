@@ -93,6 +93,23 @@ inline double seconds_per_call(const std::function<void(int)>& run, int calls) {
   return ms * 1e-3 / calls;
 }
 
+// Medians of each runner's seconds per call over `rounds` rounds of `calls`
+// calls: every round runs each runner once, starting one further on, so
+// that drift and order weigh on all alike.
+inline std::vector<double> median_seconds_in_turns(const std::vector<std::function<void(int)>>& runners,
+                                                   int calls, int rounds) {
+  std::vector<std::vector<double>> seconds(runners.size());
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t i = 0; i < runners.size(); ++i) {
+      const size_t r = (i + size_t(round)) % runners.size();
+      seconds[r].push_back(seconds_per_call(runners[r], calls));
+    }
+  }
+  std::vector<double> medians;
+  for (const auto& s : seconds) medians.push_back(median(s));
+  return medians;
+}
+
 // Input sets of case `c` (op_inputs), enough that three L2s' worth of data
 // lies between two uses of one (at most 16), and the bytes one call reads
 // and writes.
