@@ -36,6 +36,8 @@ struct Config {
   const char* suffix;
   int lanes, packs, rows;
   Holding holding;
+  int most_threads = kernels::kMaxRowThreads;  // of a whole-block configuration
+  bool plugin_streams = false;  // the plugin's kernel of it is the sweep's _cs (row_kernels.cuh)
 };
 constexpr Config kConfigs[] = {
 #define OMNIRT_SWEEP_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::kRegisters},
@@ -43,11 +45,15 @@ constexpr Config kConfigs[] = {
 #define OMNIRT_SWEEP_PACKED_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::kPacked},
 #define OMNIRT_SWEEP_16_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::k16Registers},
 #define OMNIRT_SWEEP_LOOP_CONFIG(suffix) {#suffix, 0, 0, 1, Holding::kLoop},
+#define OMNIRT_SWEEP_WIDE_CONFIG(suffix, lanes, packs, rows) \
+  {#suffix, lanes, packs, rows, Holding::kF32Registers, kernels::kWideRowThreads, true},
     OMNIRT_ROW_CONFIGS(OMNIRT_SWEEP_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_SWEEP_F32_CONFIG)
-        OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_SWEEP_PACKED_CONFIG) OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_SWEEP_16_CONFIG)
+        OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_SWEEP_WIDE_CONFIG)
+            OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_SWEEP_PACKED_CONFIG) OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_SWEEP_16_CONFIG)
             OMNIRT_SWEEP_ROW_CONFIGS(OMNIRT_SWEEP_CONFIG)
             OMNIRT_SWEEP_PACKED_CONFIGS(OMNIRT_SWEEP_PACKED_CONFIG)
             OMNIRT_SWEEP_LOOP_KERNELS(OMNIRT_SWEEP_LOOP_CONFIG)
+#undef OMNIRT_SWEEP_WIDE_CONFIG
 #undef OMNIRT_SWEEP_LOOP_CONFIG
 #undef OMNIRT_SWEEP_16_CONFIG
 #undef OMNIRT_SWEEP_PACKED_CONFIG
@@ -81,7 +87,7 @@ std::pair<int, int> block_shape(const Config& config, long long row_packs) {
   }
   const long long useful = ceil_div(row_packs, config.packs);
   const long long threads = std::max<long long>(kernels::kMinRowThreads, ceil_div(useful, 32) * 32);
-  if (threads > kernels::kMaxRowThreads || 2 * useful <= threads) return {0, 0};
+  if (threads > config.most_threads || 2 * useful <= threads) return {0, 0};
   return {int(threads), 1};
 }
 
@@ -223,8 +229,10 @@ std::vector<Candidate> Sweep::candidates(const OpCase& c, std::vector<KernelArgs
       k.name = std::string(config.suffix) + access;
       k.config = config;
       k.block = unsigned(block);
+      const bool plugin_access = (*access != '\0') == config.plugin_streams;
       add_grids(k, "omnirt_" + c.op + "_" + dtype_name(c.dtype) + "_" + k.name, ceil_div(rows, rows_per_block),
-                plan, *access == '\0' && k.name == cuda::variant_suffix(plan.variant), args, out);
+                plan, plugin_access && std::string(config.suffix) == cuda::variant_suffix(plan.variant), args,
+                out);
     }
   }
   return out;

@@ -28,6 +28,11 @@ using namespace omnirt::cuda::kernels;
 
 OMNIRT_ROW_CONFIGS(OMNIRT_SWEEP_ALL_DTYPES)
 OMNIRT_ROW_CONFIGS_F32(OMNIRT_SWEEP_F32)
+
+#define OMNIRT_SWEEP_WIDE(cfg, LANES, V, R)                                                                   \
+  OMNIRT_ROW_KERNELS_BOUNDED(f32, float, cfg, LANES, V, R, Access::kCached, false, OMNIRT_WIDE_ROW_BOUNDS) \
+  OMNIRT_ROW_KERNELS_BOUNDED(f32, float, cfg##_cs, LANES, V, R, Access::kStreaming, false, OMNIRT_WIDE_ROW_BOUNDS)
+OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_SWEEP_WIDE)
 OMNIRT_SWEEP_ROW_CONFIGS(OMNIRT_SWEEP_ALL_DTYPES)
 
 #define OMNIRT_SWEEP_16(cfg, LANES, V, R)                           \

@@ -31,7 +31,7 @@ enum Variant : int {
 
 /// The row ops: softmax runs neither the packed configurations nor, for its
 /// long 16-bit rows, the loop kernels where "sh" holds the row; only
-/// layer_norm runs the wide one and g16r4 (row_configs.h).
+/// layer_norm runs g16r4, and softmax not the wide one (row_configs.h).
 enum class RowOp { kRmsNorm, kLayerNorm, kSoftmax };
 
 /// Variants of the row ops (rms_norm, layer_norm, softmax along the last dimension).

@@ -82,7 +82,7 @@ TEST(LaunchPlanTest, RegisterConfigurationsHoldTheWholeRow) {
             EXPECT_NE(op, RowOp::kSoftmax);
           }
           if (plan.variant == kRow_k8) {
-            EXPECT_EQ(op, RowOp::kLayerNorm);
+            EXPECT_NE(op, RowOp::kSoftmax);
           }
         }
       }
@@ -104,7 +104,8 @@ TEST(LaunchPlanTest, PicksByRowLength) {
   EXPECT_EQ(suffix(128, 4, RowOp::kLayerNorm), "w1");  // f32: not g16r4
   EXPECT_EQ(suffix(8, 2), "g4");
   EXPECT_EQ(suffix(512, 4), "w4");
-  EXPECT_EQ(suffix(32000, 4), "b16");  // a vocabulary-sized f32 row stays in registers
+  EXPECT_EQ(suffix(32000, 4), "k8");  // a vocabulary-sized f32 row stays in registers
+  EXPECT_EQ(suffix(32000, 4, RowOp::kSoftmax), "b16");
   EXPECT_EQ(suffix(32768 + 4, 4), "lv");
   EXPECT_EQ(suffix(32768 + 8, 2), "lv");
 }
@@ -126,16 +127,16 @@ TEST(LaunchPlanTest, BlocksPerRowPreferFewThreads) {
       EXPECT_EQ(block_of(op, 4096, 4), "b4/256");
       EXPECT_EQ(block_of(op, 8192, 4), "b4/512");
     }
-    if (op != RowOp::kLayerNorm) {  // none in 128: the fewest packs in 512
+    if (op == RowOp::kSoftmax) {  // none in 128: the fewest packs in 512
       EXPECT_EQ(block_of(op, 16384, 4), "b8/512");
       EXPECT_EQ(block_of(op, 32000, 4), "b16/512");
+    } else {  // the norms' f32 rows that long: the wide configuration, up to 1024 threads
+      EXPECT_EQ(block_of(op, 16384, 4), "k8/512");
+      EXPECT_EQ(block_of(op, 32000, 4), "k8/1024");
     }
     EXPECT_EQ(block_of(op, 4096, 2), "b4/128");
     EXPECT_EQ(block_of(op, 2048, 2), "b4/64");
   }
-  // layer_norm's f32 rows that long: its wide configuration, up to 1024 threads.
-  EXPECT_EQ(block_of(RowOp::kLayerNorm, 16384, 4), "k8/512");
-  EXPECT_EQ(block_of(RowOp::kLayerNorm, 32000, 4), "k8/1024");
   // 16-bit rows longer than b4 holds in 128 threads: the norms hold them
   // packed, softmax in more threads of b4, then in shared memory.
   EXPECT_EQ(block_of(RowOp::kRmsNorm, 8192, 2), "b8h/128");
@@ -168,9 +169,15 @@ TEST(LaunchPlanTest, RowKernelsGetABlockForEachStepOfRowsAndLoopsFillTheGpu) {
   // 16384 rows of a block each: 16384 blocks of 512 threads, not a grid
   // that fills the SMs (the sweep measured that slower).
   const LaunchPlan big = plan_rows(RowOp::kRmsNorm, 16384, 16384, 4, true, kHopperSms);
-  EXPECT_EQ(std::string(variant_suffix(big.variant)), "b8");
+  EXPECT_EQ(std::string(variant_suffix(big.variant)), "k8");
   EXPECT_EQ(big.block, 512u);
   EXPECT_EQ(big.grid, 16384u);
+  // But layer_norm's wide configuration walks rows on a grid that fills the
+  // SMs (SM count x 2048 threads / 1024 a block).
+  const LaunchPlan wide = plan_rows(RowOp::kLayerNorm, 4096, 32000, 4, true, kHopperSms);
+  EXPECT_EQ(std::string(variant_suffix(wide.variant)), "k8");
+  EXPECT_EQ(wide.block, 1024u);
+  EXPECT_EQ(wide.grid, unsigned(kHopperSms * 2));
   // Few rows: a block each, no more.
   EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 3, 8192, 2, true, kHopperSms).grid, 3u);
   // 16 rows per 256-thread block of 32-lane groups taking 2 rows each: 1000

@@ -51,8 +51,9 @@ constexpr int kPack = kPackBytes / int(sizeof(T));
 // both as touched once (ld.global.cs, st.global.cs: evict first), so that L2
 // keeps what is read again (weight, bias); kCached is the default policy,
 // the plugin's: on the H200 streaming made the norms 2-4% slower in
-// cuda_kernel_bench, though up to 3% faster in its --sweep (layer_norm f32
-// 4096 x 32000 the exception, 15% faster in both).
+// cuda_kernel_bench, though up to 3% faster in its --sweep. The wide
+// configuration (row_configs.h), vocabulary-sized f32 rows, streams: 2-3%
+// faster so in the sweep (layer_norm 4096 x 32000 15% once).
 enum class Access { kCached, kStreaming };
 
 // E elements at p as floats: one 16-byte access when E fills a pack (p is
@@ -932,9 +933,11 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 
 #define OMNIRT_F32_ROW_CONFIG_KERNELS(cfg, LANES, V, R) OMNIRT_ROW_KERNELS(f32, float, cfg, LANES, V, R)
 
+// The wide configurations: up to kWideRowThreads, streaming (row_configs.h).
+#define OMNIRT_WIDE_ROW_BOUNDS __launch_bounds__(kWideRowThreads)
 #define OMNIRT_WIDE_F32_ROW_CONFIG_KERNELS(cfg, LANES, V, R)                     \
-  OMNIRT_ROW_KERNELS_BOUNDED(f32, float, cfg, LANES, V, R, Access::kCached, false, \
-                             __launch_bounds__(kWideRowThreads))
+  OMNIRT_ROW_KERNELS_BOUNDED(f32, float, cfg, LANES, V, R, Access::kStreaming, false, \
+                             OMNIRT_WIDE_ROW_BOUNDS)
 
 #define OMNIRT_16_ROW_CONFIG_KERNELS(cfg, LANES, V, R) \
   OMNIRT_ROW_KERNELS(f16, __half, cfg, LANES, V, R)     \
