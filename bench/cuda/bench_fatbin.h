@@ -37,12 +37,14 @@ class BenchFatbin {
 
 // As the plugin launches (cuda_kernels.cpp's Kernels::launch): with
 // programmatic stream serialization where the GPU has it (`overlap`), which
-// the kernels' overlap_launch takes up.
+// the kernels' overlap_launch takes up; with `shared_bytes` of dynamic shared
+// memory (above 48 KiB the kernel must have been allowed them).
 inline void launch_as_plugin(const void* function, unsigned blocks, unsigned threads, void** args,
-                             bool overlap) {
+                             bool overlap, unsigned shared_bytes = 0) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(blocks);
   config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = shared_bytes;
   cudaLaunchAttribute serialization{};
   serialization.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   serialization.val.programmaticStreamSerializationAllowed = 1;

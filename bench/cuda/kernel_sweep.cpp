@@ -29,8 +29,9 @@ constexpr int kThreadsPerSm = 2048;  // as the planner assumes (launch_plan.cpp)
 // kRegisters: the row in registers as floats (any dtype; kF32Registers f32
 // alone, k16Registers f16/bf16 alone); kPacked: in its 16-bit form (f16/bf16
 // alone); kLoop: a block of kLoopThreads per row holding none of it (lanes,
-// packs, rows unused).
-enum class Holding { kRegisters, kF32Registers, k16Registers, kPacked, kLoop };
+// packs, rows unused); kShared: softmax's 16-bit row in shared memory ("sh",
+// packs: loaded at once).
+enum class Holding { kRegisters, kF32Registers, k16Registers, kPacked, kLoop, kShared };
 
 struct Config {
   const char* suffix;
@@ -97,6 +98,7 @@ struct Candidate {
   std::string grid_kind;  // how the grid was chosen
   Config config{"", 0, 0, 0, Holding::kRegisters};
   unsigned grid = 0, block = 0;
+  unsigned shared_bytes = 0;  // dynamic shared memory ("sh": the row)
   int regs = -1, blocks_per_sm = -1;  // -1: the runtime did not say
   bool plan = false;                  // the plugin's choice: its kernel and grid
   std::function<void(int)> run;       // call i (rotates over the input sets)
@@ -132,7 +134,7 @@ class Sweep {
     std::string label;
     double aten_us, op_run_us, plan_us;  // plan_us 0: not among the candidates
     Pick best;  // the fastest candidate
-    Pick lean;  // the fastest that holds its row packed or not at all
+    Pick lean;  // the fastest that holds its row packed, in shared memory or not at all
   };
 
   std::vector<Candidate> candidates(const OpCase& c, std::vector<KernelArgs>& args) const;
@@ -157,9 +159,12 @@ void Sweep::add_grids(Candidate k, const std::string& symbol, long long work, co
                       bool plan_kernel, std::vector<KernelArgs>& args, std::vector<Candidate>& out) const {
   const int sms = prop_.multiProcessorCount;
   const void* function = fatbin_.function(symbol);
+  check_cuda(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize, int(k.shared_bytes)),
+             "cudaFuncSetAttribute");
   cudaFuncAttributes attr{};
   if (cudaFuncGetAttributes(&attr, function) == cudaSuccess) k.regs = attr.numRegs;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k.blocks_per_sm, function, int(k.block), 0) != cudaSuccess) {
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k.blocks_per_sm, function, int(k.block), k.shared_bytes) !=
+      cudaSuccess) {
     k.blocks_per_sm = -1;
   }
   cudaGetLastError();  // an attribute the runtime would not give is not an error of the run
@@ -181,9 +186,10 @@ void Sweep::add_grids(Candidate k, const std::string& symbol, long long work, co
     g.grid_kind = kind;
     g.grid = unsigned(grid);
     g.plan = plan_kernel && g.grid == plan.grid && g.block == plan.block;
-    g.run = [&args, function, blocks = g.grid, threads = g.block, overlap = prop_.major >= 9](int i) {
+    g.run = [&args, function, blocks = g.grid, threads = g.block, shared = g.shared_bytes,
+             overlap = prop_.major >= 9](int i) {
       KernelArgs& a = args[size_t(i) % args.size()];
-      launch_as_plugin(function, blocks, threads, a.pointers.data(), overlap);
+      launch_as_plugin(function, blocks, threads, a.pointers.data(), overlap, shared);
     };
     out.push_back(std::move(g));
   }
@@ -219,6 +225,20 @@ std::vector<Candidate> Sweep::candidates(const OpCase& c, std::vector<KernelArgs
                          : c.op == "layer_norm" ? cuda::RowOp::kLayerNorm
                                                 : cuda::RowOp::kSoftmax;
   const cuda::LaunchPlan plan = cuda::plan_rows(op, rows, n, element_bytes, true, sms);
+  if (op == cuda::RowOp::kSoftmax && element_bytes == 2 && n * element_bytes <= kernels::kSharedRowBytes) {
+    // The shared-memory softmax, a block per row: every P of sweep_configs.h.
+#define OMNIRT_SWEEP_LIST(P) P,
+    for (int packs : {OMNIRT_SWEEP_SHARED_PACKS(OMNIRT_SWEEP_LIST)}) {
+#undef OMNIRT_SWEEP_LIST
+      Candidate k;
+      k.name = "sh" + std::to_string(packs);
+      k.config = {"", 0, packs, 1, Holding::kShared};
+      k.block = unsigned(kernels::kSharedRowThreads);
+      k.shared_bytes = unsigned(n * element_bytes);
+      add_grids(k, "omnirt_softmax_" + std::string(dtype_name(c.dtype)) + "_" + k.name, rows, plan,
+                plan.variant == cuda::kSharedRow && packs == kernels::kSharedRowPacks, args, out);
+    }
+  }
   for (const Config& config : kConfigs) {
     if (!runs_dtype(config, element_bytes)) continue;
     const auto [block, rows_per_block] = block_shape(config, row_packs);
@@ -354,7 +374,8 @@ void Sweep::run_case(const OpCase& c) {
   const auto best = std::find_if(timed.begin(), timed.end(),
                                  [](const Candidate& k) { return k.name != "aten" && k.name != "op_run"; });
   const auto lean = std::find_if(timed.begin(), timed.end(), [](const Candidate& k) {
-    return k.config.holding == Holding::kPacked || k.config.holding == Holding::kLoop;
+    return k.config.holding == Holding::kPacked || k.config.holding == Holding::kLoop ||
+           k.config.holding == Holding::kShared;
   });
   const auto pick = [&](std::vector<Candidate>::const_iterator k) {
     if (k == timed.end()) return Pick{};
@@ -380,7 +401,7 @@ void Sweep::run_case(const OpCase& c) {
 void Sweep::print_summary() const {
   std::printf("\n# summary: us per call (medians); plan: the plugin's kernel and grid among the candidates "
               "(0: not among them); best: the fastest candidate, lean: the fastest holding its row packed "
-              "(*h) or not at all (lv, l2), each with registers r / blocks per SM b; x: ATen us / its us\n");
+              "(*h), in shared memory (shP) or not at all (lv, l2), each with registers r / blocks per SM b; x: ATen us / its us\n");
   std::printf("%-26s %9s %9s %9s  %-34s %9s %6s %5s  %-34s %9s %6s %5s\n", "case", "aten", "op_run", "plan",
               "best candidate", "best", "x", "%pk", "lean candidate", "lean", "x", "%pk");
   const auto ratio = [](double aten_us, double us) { return us > 0 ? aten_us / us : 0; };
@@ -396,7 +417,8 @@ void Sweep::print_summary() const {
 int run_sweep(CudaPlugin& plugin, const std::string& filter, const Peak& peak, const cudaDeviceProp& prop) {
   std::printf("# sweep: candidate kernels (bench/cuda/sweep_configs.h, kernels/row_configs.h; _cs: "
               "streaming loads and stores; *h: the row held as f16/bf16; lv, l2: a block per row, no "
-              "row held, three and two reads; geglu's pP: P pieces a thread at once), medians over %d "
+              "row held, three and two reads; shP: softmax's 16-bit row in shared memory, P packs a thread "
+              "loaded at once; geglu's pP: P pieces a thread at once), medians over %d "
               "rounds taking turns; grid by: fill = SMs x %d / block (the planner's), occ = SMs x blocks "
               "per SM the registers allow, 2occ, all = a block per step of work; b/SM: occupancy\n",
               kSweepRounds, kThreadsPerSm);

@@ -46,4 +46,11 @@
   X(4)                              \
   X(8)
 
+// softmax over 16-bit rows kept in shared memory ("sh"): packs each thread
+// loads before it uses any (the plugin's is row_kernels.cuh's kSharedRowPacks).
+#define OMNIRT_SWEEP_SHARED_PACKS(X) \
+  X(2)                               \
+  X(4)                               \
+  X(8)
+
 #endif  // OMNIRT_BENCH_CUDA_SWEEP_CONFIGS_H_

@@ -70,3 +70,16 @@ OMNIRT_SWEEP_LOOP_KERNELS(OMNIRT_SWEEP_LOOP)
   OMNIRT_SWEEP_GEGLU_DTYPE(f16, __half, P)           \
   OMNIRT_SWEEP_GEGLU_DTYPE(bf16, __nv_bfloat16, P)
 OMNIRT_SWEEP_GEGLU_PACKS(OMNIRT_SWEEP_GEGLU)
+
+// softmax over 16-bit rows kept in shared memory, P packs a thread loaded at
+// once: omnirt_softmax_<dtype>_sh<P>.
+#define OMNIRT_SWEEP_SHARED_DTYPE(dt, T, P)                                                            \
+  extern "C" __global__ void __launch_bounds__(kSharedRowThreads)                                      \
+      omnirt_softmax_##dt##_sh##P(const T* x, T* y, long long rows, long long n, long long) {          \
+    overlap_launch();                                                                                  \
+    softmax_shared<T, P>(x, y, rows, n);                                                               \
+  }
+#define OMNIRT_SWEEP_SHARED(P)                 \
+  OMNIRT_SWEEP_SHARED_DTYPE(f16, __half, P)    \
+  OMNIRT_SWEEP_SHARED_DTYPE(bf16, __nv_bfloat16, P)
+OMNIRT_SWEEP_SHARED_PACKS(OMNIRT_SWEEP_SHARED)

@@ -91,6 +91,8 @@ constexpr int kF32NormPacks = 4;
 constexpr int kWideRowThreads = 1024;
 /// Block size of the shared-memory softmax ("sh").
 constexpr int kSharedRowThreads = 512;
+/// Packs each thread of the shared-memory softmax loads before it uses any.
+constexpr int kSharedRowPacks = 4;
 /// Longest row, in bytes, the shared-memory softmax takes: two blocks fit an
 /// SM's 228 KiB of shared memory.
 constexpr int kSharedRowBytes = 96 * 1024;

@@ -536,11 +536,10 @@ __device__ void softmax_rows(const T* __restrict__ x, T* __restrict__ y, long lo
 // --- shared memory: softmax's long 16-bit rows (row_configs.h: "sh") -------
 
 // A block per row, the row kept in `n * sizeof(T)` bytes of dynamic shared
-// memory between its one read and its write; each thread loads
-// kSharedRowPacks packs before it uses any. Rows are 16-byte aligned and n a
-// multiple of kPack<T>.
-constexpr int kSharedRowPacks = 4;
-template <class T>
+// memory between its one read and its write; each thread loads P packs
+// before it uses any (the plugin's: kSharedRowPacks; the bench's sweep times
+// others). Rows are 16-byte aligned and n a multiple of kPack<T>.
+template <class T, int P = kSharedRowPacks>
 __device__ void softmax_shared(const T* __restrict__ x, T* __restrict__ y, long long rows,
                                long long n) {
   constexpr int E = kPack<T>;
@@ -549,15 +548,15 @@ __device__ void softmax_shared(const T* __restrict__ x, T* __restrict__ y, long 
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const uint4* in = reinterpret_cast<const uint4*>(x + row * n);
     ExpSum mine = ExpSum::identity();
-    for (int first = threadIdx.x; first < packs; first += kSharedRowPacks * blockDim.x) {
-      uint4 raw[kSharedRowPacks];
+    for (int first = threadIdx.x; first < packs; first += P * blockDim.x) {
+      uint4 raw[P];
 #pragma unroll
-      for (int u = 0; u < kSharedRowPacks; ++u) {
+      for (int u = 0; u < P; ++u) {
         const int p = first + u * blockDim.x;
         if (p < packs) raw[u] = in[p];
       }
 #pragma unroll
-      for (int u = 0; u < kSharedRowPacks; ++u) {
+      for (int u = 0; u < P; ++u) {
         const int p = first + u * blockDim.x;
         if (p >= packs) continue;
         held[p] = raw[u];
