@@ -47,7 +47,7 @@
   X(8)
 
 // softmax over 16-bit rows kept in shared memory ("sh"): packs each thread
-// loads before it uses any (the plugin's is row_kernels.cuh's kSharedRowPacks).
+// loads before it uses any (the plugin's is kernels/row_configs.h's kSharedRowPacks).
 #define OMNIRT_SWEEP_SHARED_PACKS(X) \
   X(2)                               \
   X(4)                               \
