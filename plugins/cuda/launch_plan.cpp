@@ -16,6 +16,7 @@ enum class Use {
   kNorms,          // held packed (row_configs.h): not softmax
   kNormsWide,      // the norms' f32 rows no other holds in kPreferredRowThreads
   kLayerNorm,      // layer_norm alone, before a configuration of every op that holds as much
+  kNotLayerNorm,   // rms_norm and softmax alone, likewise
 };
 
 struct RowConfig {
@@ -32,9 +33,13 @@ constexpr RowConfig kRowConfigs[] = {
 #define OMNIRT_PACKED_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, 2, Use::kNorms},
 #define OMNIRT_LAYER_NORM_16_CONFIG(suffix, lanes, packs, rows) \
   {kRow_##suffix, lanes, packs, rows, 2, Use::kLayerNorm},
+#define OMNIRT_SHORT_F32_CONFIG(suffix, lanes, packs, rows) \
+  {kRow_##suffix, lanes, packs, rows, 4, Use::kNotLayerNorm},
     OMNIRT_ROW_CONFIGS(OMNIRT_ROW_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_F32_ROW_CONFIG)
         OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_WIDE_ROW_CONFIG) OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_PACKED_ROW_CONFIG)
             OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_LAYER_NORM_16_CONFIG)
+                OMNIRT_ROW_CONFIGS_SHORT_F32(OMNIRT_SHORT_F32_CONFIG)
+#undef OMNIRT_SHORT_F32_CONFIG
 #undef OMNIRT_LAYER_NORM_16_CONFIG
 #undef OMNIRT_PACKED_ROW_CONFIG
 #undef OMNIRT_WIDE_ROW_CONFIG
@@ -61,6 +66,7 @@ bool runs(const RowConfig& c, RowOp op, int element_bytes) {
     case Use::kEveryOp: return true;
     case Use::kNorms: return op != RowOp::kSoftmax;
     case Use::kLayerNorm: return op == RowOp::kLayerNorm;
+    case Use::kNotLayerNorm: return op != RowOp::kLayerNorm;
     case Use::kNormsWide: return false;
   }
   return false;
@@ -118,7 +124,7 @@ const char* variant_suffix(int variant) {
 #define OMNIRT_ROW_SUFFIX(suffix, lanes, packs, rows) #suffix,
       OMNIRT_ROW_CONFIGS(OMNIRT_ROW_SUFFIX) OMNIRT_ROW_CONFIGS_F32(OMNIRT_ROW_SUFFIX)
           OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_ROW_SUFFIX) OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_ROW_SUFFIX)
-              OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_ROW_SUFFIX)
+              OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_ROW_SUFFIX) OMNIRT_ROW_CONFIGS_SHORT_F32(OMNIRT_ROW_SUFFIX)
 #undef OMNIRT_ROW_SUFFIX
       "lv", "ls", "cols", "sh", "v", "s"};
   return variant >= 0 && variant < kVariants ? kSuffixes[variant] : "?";

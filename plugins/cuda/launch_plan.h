@@ -19,6 +19,7 @@ enum Variant : int {
   OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_ROW_VARIANT)
   OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_ROW_VARIANT)
   OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_ROW_VARIANT)
+  OMNIRT_ROW_CONFIGS_SHORT_F32(OMNIRT_ROW_VARIANT)
 #undef OMNIRT_ROW_VARIANT
   kLoopPacks,            // "lv": a block per row, 16-byte packs
   kLoopElements,         // "ls": a block per row, one element at a time
@@ -31,7 +32,8 @@ enum Variant : int {
 
 /// The row ops: softmax runs neither the packed configurations nor, for its
 /// long 16-bit rows, the loop kernels where "sh" holds the row; only
-/// layer_norm runs g16r4, and softmax not the wide one (row_configs.h).
+/// layer_norm runs g16r4 and not w1r1, softmax not the wide one
+/// (row_configs.h).
 enum class RowOp { kRmsNorm, kLayerNorm, kSoftmax };
 
 /// Variants of the row ops (rms_norm, layer_norm, softmax along the last dimension).

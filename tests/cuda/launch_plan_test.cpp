@@ -23,7 +23,7 @@ Config config_of(int variant) {
 #define OMNIRT_TEST_WIDE_CONFIG(suffix, lanes, packs, rows) {lanes, packs, kWideRowThreads},
       OMNIRT_ROW_CONFIGS(OMNIRT_TEST_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_TEST_CONFIG)
           OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_TEST_WIDE_CONFIG) OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_TEST_CONFIG)
-              OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_TEST_CONFIG)
+              OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_TEST_CONFIG) OMNIRT_ROW_CONFIGS_SHORT_F32(OMNIRT_TEST_CONFIG)
 #undef OMNIRT_TEST_WIDE_CONFIG
 #undef OMNIRT_TEST_CONFIG
   };
@@ -95,13 +95,15 @@ std::string suffix(long long n, int bytes, RowOp op = RowOp::kRmsNorm) {
 }
 
 TEST(LaunchPlanTest, PicksByRowLength) {
-  EXPECT_EQ(suffix(128, 4), "w1");   // a warp per row, one pack per lane
+  EXPECT_EQ(suffix(128, 4, RowOp::kLayerNorm), "w1");  // a warp per row, one pack per lane
   EXPECT_EQ(suffix(128, 2), "g16");  // half a warp per row
   EXPECT_EQ(suffix(128, 2, RowOp::kSoftmax), "g16");
   EXPECT_EQ(suffix(128, 2, RowOp::kLayerNorm), "g16r4");  // its own: four rows at a time
   EXPECT_EQ(suffix(72, 2, RowOp::kLayerNorm), "g16r4");
   EXPECT_EQ(suffix(64, 2, RowOp::kLayerNorm), "g8");  // a smaller group holds it
-  EXPECT_EQ(suffix(128, 4, RowOp::kLayerNorm), "w1");  // f32: not g16r4
+  EXPECT_EQ(suffix(128, 4), "w1r1");  // rms_norm and softmax over f32: a row at a time, not w1's two
+  EXPECT_EQ(suffix(128, 4, RowOp::kSoftmax), "w1r1");
+  EXPECT_EQ(suffix(256, 2), "w1");  // 16-bit: not w1r1
   EXPECT_EQ(suffix(8, 2), "g4");
   EXPECT_EQ(suffix(512, 4), "w4");
   EXPECT_EQ(suffix(32000, 4), "k8");  // a vocabulary-sized f32 row stays in registers
@@ -180,10 +182,12 @@ TEST(LaunchPlanTest, RowKernelsGetABlockForEachStepOfRowsAndLoopsFillTheGpu) {
   EXPECT_EQ(wide.grid, unsigned(kHopperSms * 2));
   // Few rows: a block each, no more.
   EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 3, 8192, 2, true, kHopperSms).grid, 3u);
-  // 16 rows per 256-thread block of 32-lane groups taking 2 rows each: 1000
-  // rows need 63 blocks, with or without a known SM count.
-  EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 1000, 128, 4, true, kHopperSms).grid, 63u);
-  EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 1000, 128, 4, true, 0).grid, 63u);
+  // 16 rows per 256-thread block of 32-lane groups taking 2 rows each (w1):
+  // 1000 rows need 63 blocks, with or without a known SM count.
+  EXPECT_EQ(plan_rows(RowOp::kLayerNorm, 1000, 128, 4, true, kHopperSms).grid, 63u);
+  EXPECT_EQ(plan_rows(RowOp::kLayerNorm, 1000, 128, 4, true, 0).grid, 63u);
+  // One row each (w1r1): 125.
+  EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 1000, 128, 4, true, kHopperSms).grid, 125u);
   // The loop kernels (unaligned rows) walk rows in grid-stride loops over a
   // grid that fills the GPU: 4 resident blocks of 512 threads per SM.
   EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 1LL << 20, 4097, 4, true, kHopperSms).grid, unsigned(kHopperSms * 4));
@@ -218,6 +222,8 @@ TEST(LaunchPlanTest, EveryVariantHasASuffix) {
   EXPECT_FALSE(variant_has_dtype(kRow_b8, 2));
   EXPECT_TRUE(variant_has_dtype(kRow_k8, 4));
   EXPECT_FALSE(variant_has_dtype(kRow_k8, 2));
+  EXPECT_TRUE(variant_has_dtype(kRow_w1r1, 4));
+  EXPECT_FALSE(variant_has_dtype(kRow_w1r1, 2));
   EXPECT_TRUE(variant_has_dtype(kRow_b4, 2));
   EXPECT_TRUE(variant_has_dtype(kRow_b8h, 2));
   EXPECT_FALSE(variant_has_dtype(kRow_b8h, 4));

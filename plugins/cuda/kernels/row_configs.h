@@ -57,6 +57,12 @@
 // 70.4 against 73.1; rms_norm and softmax 0.7-0.9% slower so, not them).
 #define OMNIRT_ROW_CONFIGS_LAYER_NORM_16(X) X(g16r4, 16, 1, 4)
 
+// rms_norm and softmax over f32 alone: rows of 17-32 packs (up to 128
+// elements) a warp each, one row at a time instead of w1's two (H200,
+// --sweep, 524288 x 128: rms_norm 127.9 us against w1's 130.8, softmax 129.2
+// against 130.9; layer_norm 1.5% slower so, not it).
+#define OMNIRT_ROW_CONFIGS_SHORT_F32(X) X(w1r1, 32, 1, 1)
+
 // softmax over 16-bit rows longer than b4 holds in kMaxRowThreads threads,
 // up to kSharedRowBytes, runs "sh": a block per row that keeps the row in
 // shared memory, with one reduction of (max, sum) pairs; light on registers,
