@@ -58,9 +58,11 @@
 #define OMNIRT_ROW_CONFIGS_LAYER_NORM_16(X) X(g16r4, 16, 1, 4)
 
 // rms_norm and softmax over f32 alone: rows of 17-32 packs (up to 128
-// elements) a warp each, one row at a time instead of w1's two (H200,
-// --sweep, 524288 x 128: rms_norm 127.9 us against w1's 130.8, softmax 129.2
-// against 130.9; layer_norm 1.5% slower so, not it).
+// elements) a warp each, one row at a time instead of w1's two, read and
+// written as streaming accesses (H200, --sweep, 524288 x 128: rms_norm 128.0
+// us against w1's 130.8, softmax 129.1 against 130.9; 65536 x 128: both 17.8
+// against 18.2 and 18.1, where cached w1r1 ran rms_norm 18.5; layer_norm
+// 1.5% slower so, not it).
 #define OMNIRT_ROW_CONFIGS_SHORT_F32(X) X(w1r1, 32, 1, 1)
 
 // softmax over 16-bit rows longer than b4 holds in kMaxRowThreads threads,

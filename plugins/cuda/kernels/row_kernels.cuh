@@ -53,7 +53,8 @@ constexpr int kPack = kPackBytes / int(sizeof(T));
 // the plugin's: on the H200 streaming made the norms 2-4% slower in
 // cuda_kernel_bench, though up to 3% faster in its --sweep. The wide
 // configuration (row_configs.h), vocabulary-sized f32 rows, streams: 2-3%
-// faster so in the sweep (layer_norm 4096 x 32000 15% once). Reading x
+// faster so in the sweep (layer_norm 4096 x 32000 15% once); so does w1r1
+// (128-element f32 rows, 0-4%). Reading x
 // without allocating it in L1 (ld.global.nc.L1::no_allocate), so that L1
 // would keep the weight and bias each row reads again, ran 0-4% slower in the
 // sweep (H200, the layer_norm cases under 80% of peak).
@@ -934,6 +935,10 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
   OMNIRT_ROW_KERNELS(bf16, __nv_bfloat16, cfg, LANES, V, R)
 
 #define OMNIRT_F32_ROW_CONFIG_KERNELS(cfg, LANES, V, R) OMNIRT_ROW_KERNELS(f32, float, cfg, LANES, V, R)
+
+// f32 configurations whose plugin kernels stream (row_configs.h says which).
+#define OMNIRT_STREAMING_F32_ROW_CONFIG_KERNELS(cfg, LANES, V, R) \
+  OMNIRT_ROW_KERNELS_HELD(f32, float, cfg, LANES, V, R, Access::kStreaming, false)
 
 // The wide configurations: up to kWideRowThreads, streaming (row_configs.h).
 #define OMNIRT_WIDE_ROW_BOUNDS __launch_bounds__(kWideRowThreads)
