@@ -405,7 +405,8 @@ void Sweep::run_case(const OpCase& c) {
 void Sweep::print_summary() const {
   std::printf("\n# summary: us per call (medians); plan: the plugin's kernel and grid among the candidates "
               "(0: not among them); best: the fastest candidate, lean: the fastest holding its row packed "
-              "(*h), in shared memory (shP) or not at all (lv, l2), each with registers r / blocks per SM b; x: ATen us / its us\n");
+              "(*h), in shared memory (shP) or not at all (lv, l2), each with registers r / blocks per SM "
+              "b; x: ATen us / its us\n");
   std::printf("%-26s %9s %9s %9s  %-34s %9s %6s %5s  %-34s %9s %6s %5s\n", "case", "aten", "op_run", "plan",
               "best candidate", "best", "x", "%pk", "lean candidate", "lean", "x", "%pk");
   const auto ratio = [](double aten_us, double us) { return us > 0 ? aten_us / us : 0; };

@@ -54,10 +54,10 @@ constexpr int kPack = kPackBytes / int(sizeof(T));
 // cuda_kernel_bench, though up to 3% faster in its --sweep. The wide
 // configuration (row_configs.h), vocabulary-sized f32 rows, streams: 2-3%
 // faster so in the sweep (layer_norm 4096 x 32000 15% once); so does w1r1
-// (128-element f32 rows, 0-4%). Reading x
-// without allocating it in L1 (ld.global.nc.L1::no_allocate), so that L1
-// would keep the weight and bias each row reads again, ran 0-4% slower in the
-// sweep (H200, the layer_norm cases under 80% of peak).
+// (128-element f32 rows, 0-4%). Reading x without allocating it in L1
+// (ld.global.nc.L1::no_allocate), so that L1 would keep the weight and bias
+// each row reads again, ran 0-4% slower in the sweep (H200, the layer_norm
+// cases under 80% of peak).
 enum class Access { kCached, kStreaming };
 
 // E elements at p as floats: one 16-byte access when E fills a pack (p is
