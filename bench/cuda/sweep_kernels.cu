@@ -13,31 +13,33 @@
 
 using namespace omnirt::cuda::kernels;
 
-#define OMNIRT_SWEEP_HELD(dt, T, cfg, LANES, V, R, Packed)                     \
-  OMNIRT_ROW_KERNELS_HELD(dt, T, cfg, LANES, V, R, Access::kCached, Packed) \
-  OMNIRT_ROW_KERNELS_HELD(dt, T, cfg##_cs, LANES, V, R, Access::kStreaming, Packed)
+// A configuration with both Access policies, within `BOUNDS`.
+#define OMNIRT_SWEEP_BOUNDED(dt, T, cfg, LANES, V, R, Packed, BOUNDS)                             \
+  OMNIRT_ROW_KERNELS_BOUNDED(dt, T, cfg, LANES, V, R, Access::kCached, Packed, BOUNDS) \
+  OMNIRT_ROW_KERNELS_BOUNDED(dt, T, cfg##_cs, LANES, V, R, Access::kStreaming, Packed, BOUNDS)
+
+#define OMNIRT_SWEEP_HELD(dt, T, cfg, LANES, V, R, Packed) \
+  OMNIRT_SWEEP_BOUNDED(dt, T, cfg, LANES, V, R, Packed, OMNIRT_ROW_BOUNDS_##Packed(LANES))
 
 #define OMNIRT_SWEEP_KERNELS(dt, T, cfg, LANES, V, R) OMNIRT_SWEEP_HELD(dt, T, cfg, LANES, V, R, false)
 
-#define OMNIRT_SWEEP_ALL_DTYPES(cfg, LANES, V, R)                 \
-  OMNIRT_SWEEP_KERNELS(f32, float, cfg, LANES, V, R)              \
-  OMNIRT_SWEEP_KERNELS(f16, __half, cfg, LANES, V, R)             \
-  OMNIRT_SWEEP_KERNELS(bf16, __nv_bfloat16, cfg, LANES, V, R)
-
 #define OMNIRT_SWEEP_F32(cfg, LANES, V, R) OMNIRT_SWEEP_KERNELS(f32, float, cfg, LANES, V, R)
-
-OMNIRT_ROW_CONFIGS(OMNIRT_SWEEP_ALL_DTYPES)
-OMNIRT_ROW_CONFIGS_F32(OMNIRT_SWEEP_F32)
-
-#define OMNIRT_SWEEP_WIDE(cfg, LANES, V, R)                                                                   \
-  OMNIRT_ROW_KERNELS_BOUNDED(f32, float, cfg, LANES, V, R, Access::kCached, false, OMNIRT_WIDE_ROW_BOUNDS) \
-  OMNIRT_ROW_KERNELS_BOUNDED(f32, float, cfg##_cs, LANES, V, R, Access::kStreaming, false, OMNIRT_WIDE_ROW_BOUNDS)
-OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_SWEEP_WIDE)
-OMNIRT_SWEEP_ROW_CONFIGS(OMNIRT_SWEEP_ALL_DTYPES)
 
 #define OMNIRT_SWEEP_16(cfg, LANES, V, R)                           \
   OMNIRT_SWEEP_KERNELS(f16, __half, cfg, LANES, V, R)              \
   OMNIRT_SWEEP_KERNELS(bf16, __nv_bfloat16, cfg, LANES, V, R)
+
+#define OMNIRT_SWEEP_ALL_DTYPES(cfg, LANES, V, R) \
+  OMNIRT_SWEEP_F32(cfg, LANES, V, R)              \
+  OMNIRT_SWEEP_16(cfg, LANES, V, R)
+
+#define OMNIRT_SWEEP_WIDE(cfg, LANES, V, R) \
+  OMNIRT_SWEEP_BOUNDED(f32, float, cfg, LANES, V, R, false, OMNIRT_WIDE_ROW_BOUNDS)
+
+OMNIRT_ROW_CONFIGS(OMNIRT_SWEEP_ALL_DTYPES)
+OMNIRT_ROW_CONFIGS_F32(OMNIRT_SWEEP_F32)
+OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_SWEEP_WIDE)
+OMNIRT_SWEEP_ROW_CONFIGS(OMNIRT_SWEEP_ALL_DTYPES)
 OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_SWEEP_16)
 OMNIRT_ROW_CONFIGS_SHORT_F32(OMNIRT_SWEEP_F32)
 
