@@ -13,9 +13,9 @@
 namespace omnirt::cuda {
 namespace {
 
-[[noreturn]] void out_of_memory(size_t size) {
+[[noreturn]] void out_of_memory(size_t size, const std::string& why = "") {
   plugin::fail(OMNIRT_STATUS_OUT_OF_MEMORY,
-               "cuda: out of device memory allocating " + std::to_string(size) + " bytes",
+               "cuda: out of device memory allocating " + std::to_string(size) + " bytes" + why,
                int64_t(cudaErrorMemoryAllocation));
 }
 
@@ -100,6 +100,8 @@ class AsyncAllocator final : public DeviceAllocator {
  public:
   AsyncAllocator(const Symbols& cuda, int device) : cuda_(cuda), device_(device) {
     DeviceGuard guard(cuda_, device_);
+    size_t free_bytes = 0;
+    OMNIRT_CUDA_CALL(cuda_, cudaMemGetInfo, &free_bytes, &device_bytes_);
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;
     props.handleTypes = cudaMemHandleTypeNone;
@@ -120,6 +122,11 @@ class AsyncAllocator final : public DeviceAllocator {
   }
   void* allocate(size_t size, cudaStream_t stream) override {
     if (size == 0) return nullptr;
+    // Refused before the pool sees it: asked for more than the device has,
+    // the pool first takes all of the device's free memory, for seconds
+    // (1.5-2.6 s on an H200, 142.8 of its 143.8 GiB), and CUDA calls of
+    // other processes fail with out of memory meanwhile.
+    if (size > device_bytes_) out_of_memory(size, ": the device has " + std::to_string(device_bytes_));
     DeviceGuard guard(cuda_, device_);
     void* ptr = nullptr;
     const cudaError_t status = cuda_.cudaMallocFromPoolAsync(&ptr, size, pool_, stream);
@@ -155,6 +162,7 @@ class AsyncAllocator final : public DeviceAllocator {
  private:
   const Symbols& cuda_;
   const int device_;
+  size_t device_bytes_ = 0;  // the device's memory, all of it
   cudaMemPool_t pool_ = nullptr;
   LiveSizes live_;
 };
