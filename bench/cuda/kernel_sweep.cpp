@@ -30,7 +30,7 @@ constexpr int kThreadsPerSm = 2048;  // as the planner assumes (launch_plan.cpp)
 // alone, k16Registers f16/bf16 alone); kPacked: in its 16-bit form (f16/bf16
 // alone); kLoop: a block of kLoopThreads per row holding none of it (lanes,
 // packs, rows unused); kShared: softmax's 16-bit row in shared memory ("sh",
-// packs: loaded at once).
+// packs: loaded at once; 0: the plugin's, copied by the engine on sm_90).
 enum class Holding { kRegisters, kF32Registers, k16Registers, kPacked, kLoop, kShared };
 
 struct Config {
@@ -230,17 +230,18 @@ std::vector<Candidate> Sweep::candidates(const OpCase& c, std::vector<KernelArgs
                                                 : cuda::RowOp::kSoftmax;
   const cuda::LaunchPlan plan = cuda::plan_rows(op, rows, n, element_bytes, true, sms);
   if (op == cuda::RowOp::kSoftmax && element_bytes == 2 && n * element_bytes <= kernels::kSharedRowBytes) {
-    // The shared-memory softmax, a block per row: every P of sweep_configs.h.
+    // The shared-memory softmax, a block per row: the plugin's and every P
+    // of sweep_configs.h.
 #define OMNIRT_SWEEP_LIST(P) P,
-    for (int packs : {OMNIRT_SWEEP_SHARED_PACKS(OMNIRT_SWEEP_LIST)}) {
+    for (int packs : {0, OMNIRT_SWEEP_SHARED_PACKS(OMNIRT_SWEEP_LIST)}) {
 #undef OMNIRT_SWEEP_LIST
       Candidate k;
-      k.name = "sh" + std::to_string(packs);
+      k.name = packs == 0 ? "sh" : "sh" + std::to_string(packs);
       k.config = {"", 0, packs, 1, Holding::kShared};
       k.block = unsigned(kernels::kSharedRowThreads);
       k.shared_bytes = unsigned(n * element_bytes);
       add_grids(k, "omnirt_softmax_" + std::string(dtype_name(c.dtype)) + "_" + k.name, rows, plan,
-                plan.variant == cuda::kSharedRow && packs == kernels::kSharedRowPacks, args, out);
+                plan.variant == cuda::kSharedRow && packs == 0, args, out);
     }
   }
   for (const Config& config : kConfigs) {
@@ -405,7 +406,7 @@ void Sweep::run_case(const OpCase& c) {
 void Sweep::print_summary() const {
   std::printf("\n# summary: us per call (medians); plan: the plugin's kernel and grid among the candidates "
               "(0: not among them); best: the fastest candidate, lean: the fastest holding its row packed "
-              "(*h), in shared memory (shP) or not at all (lv, l2), each with registers r / blocks per SM "
+              "(*h), in shared memory (sh, shP) or not at all (lv, l2), each with registers r / blocks per SM "
               "b; x: ATen us / its us\n");
   std::printf("%-26s %9s %9s %9s  %-34s %9s %6s %5s  %-34s %9s %6s %5s\n", "case", "aten", "op_run", "plan",
               "best candidate", "best", "x", "%pk", "lean candidate", "lean", "x", "%pk");
@@ -422,8 +423,8 @@ void Sweep::print_summary() const {
 int run_sweep(CudaPlugin& plugin, const std::string& filter, const Peak& peak, const cudaDeviceProp& prop) {
   std::printf("# sweep: candidate kernels (bench/cuda/sweep_configs.h, kernels/row_configs.h; _cs: "
               "streaming loads and stores; *h: the row held as f16/bf16; lv, l2: a block per row, no "
-              "row held, three and two reads; shP: softmax's 16-bit row in shared memory, P packs a thread "
-              "loaded at once; geglu's pP: P pieces a thread at once), medians over %d "
+              "row held, three and two reads; sh: softmax's 16-bit row in shared memory, copied by the engine "
+              "on sm_90 (the plugin's), shP: loaded by the threads, P packs each at once; geglu's pP: P pieces a thread at once), medians over %d "
               "rounds taking turns; grid by: fill = SMs x %d / block (the planner's), occ = SMs x blocks "
               "per SM the registers allow, 2occ, all = a block per step of work; b/SM: occupancy\n",
               kSweepRounds, kThreadsPerSm);

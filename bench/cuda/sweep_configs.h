@@ -45,8 +45,10 @@
   X(4)                              \
   X(8)
 
-// softmax over 16-bit rows kept in shared memory ("sh"): packs each thread
-// loads before it uses any (the plugin's is kernels/row_configs.h's kSharedRowPacks).
+// softmax over 16-bit rows kept in shared memory ("sh"), the threads loading
+// the row (the plugin's has the copy engine load it on sm_90 and later, as
+// before sm_90 the threads with kernels/row_configs.h's kSharedRowPacks):
+// packs each thread loads before it uses any.
 #define OMNIRT_SWEEP_SHARED_PACKS(X) \
   X(2)                               \
   X(4)                               \

@@ -8,6 +8,7 @@
 // omnirt_<op>_<dtype>_<config>_cs (streaming); loop kernels are cached only.
 // The bench loads this fatbin from the build tree; the plugin never sees it.
 #include "row_kernels.cuh"
+#include "shared_row_softmax.cuh"
 #include "stream_kernels.cuh"
 #include "sweep_configs.h"
 
@@ -74,8 +75,11 @@ OMNIRT_SWEEP_LOOP_KERNELS(OMNIRT_SWEEP_LOOP)
   OMNIRT_SWEEP_GEGLU_DTYPE(bf16, __nv_bfloat16, P)
 OMNIRT_SWEEP_GEGLU_PACKS(OMNIRT_SWEEP_GEGLU)
 
-// softmax over 16-bit rows kept in shared memory, P packs a thread loaded at
-// once: omnirt_softmax_<dtype>_sh<P>.
+// softmax over 16-bit rows kept in shared memory: the plugin's (copied by
+// the engine on sm_90), omnirt_softmax_<dtype>_sh, and the threads loading
+// P packs each at once, omnirt_softmax_<dtype>_sh<P>.
+OMNIRT_SHARED_ROW_SOFTMAX_KERNEL(f16, __half)
+OMNIRT_SHARED_ROW_SOFTMAX_KERNEL(bf16, __nv_bfloat16)
 #define OMNIRT_SWEEP_SHARED_DTYPE(dt, T, P)                                                            \
   extern "C" __global__ void __launch_bounds__(kSharedRowThreads)                                      \
       omnirt_softmax_##dt##_sh##P(const T* x, T* y, long long rows, long long n, long long) {          \
@@ -86,3 +90,4 @@ OMNIRT_SWEEP_GEGLU_PACKS(OMNIRT_SWEEP_GEGLU)
   OMNIRT_SWEEP_SHARED_DTYPE(f16, __half, P)    \
   OMNIRT_SWEEP_SHARED_DTYPE(bf16, __nv_bfloat16, P)
 OMNIRT_SWEEP_SHARED_PACKS(OMNIRT_SWEEP_SHARED)
+

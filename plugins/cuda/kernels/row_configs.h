@@ -66,10 +66,12 @@
 #define OMNIRT_ROW_CONFIGS_SHORT_F32(X) X(w1r1, 32, 1, 1)
 
 // softmax over 16-bit rows longer than b4 holds in kMaxRowThreads threads,
-// up to kSharedRowBytes, runs "sh": a block per row that keeps the row in
-// shared memory, with one reduction of (max, sum) pairs; light on registers,
-// so that several rows are in flight per SM (H200, 4096 x 32000 f16: 72% of
-// peak where the fastest register or loop kernel reached 60%, in one sweep).
+// up to kSharedRowBytes, runs "sh" (shared_row_softmax.cuh): a block per row
+// that keeps the row in shared memory, with one reduction of (max, sum)
+// pairs; light on registers, so that several rows are in flight per SM
+// (H200, 4096 x 32000 f16: 72% of peak where the fastest register or loop
+// kernel reached 60%, in one sweep; 79% since the bulk-copy engine brings
+// the row on sm_90 and later).
 //
 // Rows longer than the register configurations hold, or whose rows do not
 // start 16-byte aligned, run a loop kernel instead: a block per row that reads
@@ -102,7 +104,8 @@ constexpr int kF32NormPacks = 4;
 constexpr int kWideRowThreads = 1024;
 /// Block size of the shared-memory softmax ("sh").
 constexpr int kSharedRowThreads = 512;
-/// Packs each thread of the shared-memory softmax loads before it uses any.
+/// Packs each thread of the shared-memory softmax loads before it uses any,
+/// where it loads the row itself (before sm_90).
 constexpr int kSharedRowPacks = 4;
 /// Longest row, in bytes, the shared-memory softmax takes: two blocks fit an
 /// SM's 228 KiB of shared memory.

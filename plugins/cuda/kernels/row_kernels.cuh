@@ -537,55 +537,6 @@ __device__ void softmax_rows(const T* __restrict__ x, T* __restrict__ y, long lo
   });
 }
 
-// --- shared memory: softmax's long 16-bit rows (row_configs.h: "sh") -------
-
-// A block per row, the row kept in `n * sizeof(T)` bytes of dynamic shared
-// memory between its one read and its write; each thread loads P packs
-// before it uses any (the plugin's: kSharedRowPacks; the bench's sweep times
-// others). Rows are 16-byte aligned and n a multiple of kPack<T>.
-template <class T, int P = kSharedRowPacks>
-__device__ void softmax_shared(const T* __restrict__ x, T* __restrict__ y, long long rows,
-                               long long n) {
-  constexpr int E = kPack<T>;
-  extern __shared__ uint4 held[];
-  const int packs = int(n / E);
-  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
-    const uint4* in = reinterpret_cast<const uint4*>(x + row * n);
-    ExpSum mine = ExpSum::identity();
-    for (int first = threadIdx.x; first < packs; first += P * blockDim.x) {
-      uint4 raw[P];
-#pragma unroll
-      for (int u = 0; u < P; ++u) {
-        const int p = first + u * blockDim.x;
-        if (p < packs) raw[u] = in[p];
-      }
-#pragma unroll
-      for (int u = 0; u < P; ++u) {
-        const int p = first + u * blockDim.x;
-        if (p >= packs) continue;
-        held[p] = raw[u];
-        const T* elements = reinterpret_cast<const T*>(&raw[u]);
-        float v[E];
-#pragma unroll
-        for (int e = 0; e < E; ++e) v[e] = to_float(elements[e]);
-        add_to(mine, v);
-      }
-    }
-    const ExpSum total = block_merge(mine, ExpSum{}, ExpSum::identity());
-    const float top = total.top, inverse = 1.f / total.sum;
-    T* out = y + row * n;
-    for (int p = threadIdx.x; p < packs; p += blockDim.x) {
-      const uint4 raw = held[p];
-      const T* elements = reinterpret_cast<const T*>(&raw);
-      float v[E];
-#pragma unroll
-      for (int e = 0; e < E; ++e) v[e] = exp_flushed(to_float(elements[e]) - top) * inverse;
-      store(out + p * E, v);
-    }
-    __syncthreads();  // the block's next row overwrites `held`
-  }
-}
-
 // --- loop kernels: a block per row, one read per pass -----------------------
 
 // Calls f(column, values) for this thread's E-element pieces of a row of n.
@@ -838,8 +789,9 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 
 // C names, looked up by cuda_kernels.cpp (and by name by the kernel bench's
 // sweep). Within a dtype every kernel of an op takes the same arguments, so
-// the planner can pick any of them (softmax's "sh" also takes its row's
-// bytes of dynamic shared memory). Every kernel starts with overlap_launch.
+// the planner can pick any of them (softmax's "sh", shared_row_softmax.cuh,
+// also takes its row's bytes of dynamic shared memory). Every kernel starts
+// with overlap_launch.
 // A: the Access of x and y; Packed: whether the row is held in its 16-bit
 // form (Held), a literal true or false: packed kernels are bounded to two
 // blocks per SM (64 registers a thread), the point of packing.
@@ -912,11 +864,6 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
       omnirt_softmax_##dt##_cols(const T* x, T* y, long long rows, long long n, long long inner) { \
     overlap_launch();                                                                              \
     softmax_columns<T>(x, y, rows, n, inner);                                                      \
-  }                                                                                                \
-  extern "C" __global__ void __launch_bounds__(kSharedRowThreads)                                  \
-      omnirt_softmax_##dt##_sh(const T* x, T* y, long long rows, long long n, long long) {         \
-    overlap_launch();                                                                              \
-    softmax_shared<T>(x, y, rows, n);                                                              \
   }                                                                                                \
   extern "C" __global__ void __launch_bounds__(kElementwiseThreads)                                \
       omnirt_geglu_##dt##_v(const T* a, const T* b, T* y, long long count) {                       \

@@ -1,0 +1,162 @@
+// softmax over rows kept in shared memory (row_configs.h: "sh"): a block per
+// row, the row held in `n * sizeof(T)` bytes of dynamic shared memory
+// between its one read and its write, so that rows too long for registers
+// are still read once. Rows are 16-byte aligned and n a multiple of
+// kPack<T>. On sm_90 and later the row arrives by the bulk-copy engine
+// (cp.async.bulk), issued by one thread: the whole row is in flight at once
+// and the threads keep no registers for it. Before sm_90 the threads load it.
+// H200, 4096 x 32000 (cuda_kernel_bench --sweep): f16 138.0-139.0 us copied
+// against 142.1-143.5 loaded 4 packs a thread at a time; bf16 139.5-140.2
+// against 140.9-141.6 (loading 8 packs a thread ran bf16 136.7-137.9 but f16
+// 142.1-144.0). Copying S rows ahead of the block's current one (S buffers,
+// a persistent grid) ran no faster: 138.9-141.2 at S = 3; nor did holding
+// the exps in registers (1024 threads, one exp an element instead of two):
+// 139.3-140.1. Nor did staging layer_norm's rows so: 15-35% slower.
+#ifndef OMNIRT_PLUGINS_CUDA_KERNELS_SHARED_ROW_SOFTMAX_CUH_
+#define OMNIRT_PLUGINS_CUDA_KERNELS_SHARED_ROW_SOFTMAX_CUH_
+
+#include <cstdint>
+
+#include "row_kernels.cuh"
+
+namespace omnirt::cuda::kernels {
+
+// A pack's elements as floats.
+template <class T>
+__device__ __forceinline__ void unpack(const uint4& raw, float (&v)[kPack<T>]) {
+  const T* elements = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+  for (int e = 0; e < kPack<T>; ++e) v[e] = to_float(elements[e]);
+}
+
+// Adds a pack to a thread's running (max, sum of exps).
+template <class T>
+__device__ __forceinline__ void add_pack(ExpSum& stats, const uint4& raw) {
+  float v[kPack<T>];
+  unpack<T>(raw, v);
+  add_to(stats, v);
+}
+
+// Writes softmax of the row held in shared memory to `out`, given its max
+// and the inverse of its sum of exps.
+template <class T>
+__device__ __forceinline__ void write_held_softmax(const uint4* held, int packs, float top, float inverse,
+                                                   T* out) {
+  constexpr int E = kPack<T>;
+  for (int p = threadIdx.x; p < packs; p += blockDim.x) {
+    float v[E];
+    unpack<T>(held[p], v);
+#pragma unroll
+    for (int e = 0; e < E; ++e) v[e] = exp_flushed(v[e] - top) * inverse;
+    store(out + p * E, v);
+  }
+}
+
+// The threads load the row, P packs each before they use any, and keep
+// their (max, sum of exps) as they go. The bench's sweep times several P.
+template <class T, int P = kSharedRowPacks>
+__device__ void softmax_shared(const T* __restrict__ x, T* __restrict__ y, long long rows, long long n) {
+  constexpr int E = kPack<T>;
+  extern __shared__ uint4 held[];
+  const int packs = int(n / E);
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+    const uint4* in = reinterpret_cast<const uint4*>(x + row * n);
+    ExpSum mine = ExpSum::identity();
+    for (int first = threadIdx.x; first < packs; first += P * blockDim.x) {
+      uint4 raw[P];
+#pragma unroll
+      for (int u = 0; u < P; ++u) {
+        const int p = first + u * blockDim.x;
+        if (p < packs) raw[u] = in[p];
+      }
+#pragma unroll
+      for (int u = 0; u < P; ++u) {
+        const int p = first + u * blockDim.x;
+        if (p >= packs) continue;
+        held[p] = raw[u];
+        add_pack<T>(mine, raw[u]);
+      }
+    }
+    const ExpSum total = block_merge(mine, ExpSum{}, ExpSum::identity());
+    write_held_softmax(held, packs, total.top, 1.f / total.sum, y + row * n);
+    __syncthreads();  // the block's next row overwrites `held`
+  }
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return unsigned(__cvta_generic_to_shared(p));
+}
+
+// Starts copying `bytes` (a multiple of 16) from global `from` into shared
+// `to`; the barrier's current phase completes when they have all arrived.
+__device__ __forceinline__ void bulk_copy(void* to, const void* from, unsigned bytes, std::uint64_t* barrier) {
+  // The block's earlier reads of `to` (generic proxy) come before the copy's writes (async proxy).
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(barrier)), "r"(bytes)
+               : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   shared_address(to)),
+               "l"(from), "r"(bytes), "r"(shared_address(barrier))
+               : "memory");
+}
+
+// Waits until the barrier's phase of parity `phase` has completed.
+__device__ __forceinline__ void barrier_wait(std::uint64_t* barrier, unsigned phase) {
+  unsigned done;
+  do {
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(shared_address(barrier)), "r"(phase)
+                 : "memory");
+  } while (!done);
+}
+
+// The copy engine brings each row; the threads take its (max, sum of exps)
+// from shared memory, then write.
+template <class T>
+__device__ void softmax_bulk_copied(const T* __restrict__ x, T* __restrict__ y, long long rows, long long n) {
+  constexpr int E = kPack<T>;
+  extern __shared__ uint4 held[];
+  __shared__ std::uint64_t arrived;
+  const int packs = int(n / E);
+  const unsigned bytes = unsigned(n * sizeof(T));
+  if (threadIdx.x == 0) {
+    // bulk_copy's proxy fence also makes the initialised barrier visible to the engine.
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(&arrived)) : "memory");
+    if (blockIdx.x < rows) bulk_copy(held, x + blockIdx.x * n, bytes, &arrived);
+  }
+  __syncthreads();  // the barrier is initialised before anyone waits on it
+  unsigned phase = 0;
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x, phase ^= 1u) {
+    barrier_wait(&arrived, phase);
+    ExpSum mine = ExpSum::identity();
+    for (int p = threadIdx.x; p < packs; p += blockDim.x) add_pack<T>(mine, held[p]);
+    const ExpSum total = block_merge(mine, ExpSum{}, ExpSum::identity());
+    write_held_softmax(held, packs, total.top, 1.f / total.sum, y + row * n);
+    __syncthreads();  // every thread is done with `held`
+    const long long next = row + gridDim.x;
+    if (threadIdx.x == 0 && next < rows) bulk_copy(held, x + next * n, bytes, &arrived);
+  }
+}
+
+#endif
+
+}  // namespace omnirt::cuda::kernels
+
+// The plugin's "sh" kernel of one dtype (kernels/ops.cu): copied by the
+// engine where there is one.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define OMNIRT_SHARED_ROW_SOFTMAX_BODY(T) softmax_bulk_copied<T>(x, y, rows, n)
+#else
+#define OMNIRT_SHARED_ROW_SOFTMAX_BODY(T) softmax_shared<T>(x, y, rows, n)
+#endif
+#define OMNIRT_SHARED_ROW_SOFTMAX_KERNEL(dt, T)                                                   \
+  extern "C" __global__ void __launch_bounds__(kSharedRowThreads)                                 \
+      omnirt_softmax_##dt##_sh(const T* x, T* y, long long rows, long long n, long long) {        \
+    overlap_launch();                                                                             \
+    OMNIRT_SHARED_ROW_SOFTMAX_BODY(T);                                                            \
+  }
+
+#endif  // OMNIRT_PLUGINS_CUDA_KERNELS_SHARED_ROW_SOFTMAX_CUH_
