@@ -21,9 +21,11 @@
 
 namespace omnirt::cuda::kernels {
 
-// A pack's elements as floats.
+// A pack's elements as floats. `raw` by value: one 16-byte load of shared
+// memory, where reading the elements through a reference to it loaded each
+// apart (bf16 4096 x 32000 ran 1.4x slower so on the H200).
 template <class T>
-__device__ __forceinline__ void unpack(const uint4& raw, float (&v)[kPack<T>]) {
+__device__ __forceinline__ void unpack(uint4 raw, float (&v)[kPack<T>]) {
   const T* elements = reinterpret_cast<const T*>(&raw);
 #pragma unroll
   for (int e = 0; e < kPack<T>; ++e) v[e] = to_float(elements[e]);
@@ -31,7 +33,7 @@ __device__ __forceinline__ void unpack(const uint4& raw, float (&v)[kPack<T>]) {
 
 // Adds a pack to a thread's running (max, sum of exps).
 template <class T>
-__device__ __forceinline__ void add_pack(ExpSum& stats, const uint4& raw) {
+__device__ __forceinline__ void add_pack(ExpSum& stats, uint4 raw) {
   float v[kPack<T>];
   unpack<T>(raw, v);
   add_to(stats, v);
