@@ -5,10 +5,10 @@
 // kPack<T>. On sm_90 and later the row arrives by the bulk-copy engine
 // (cp.async.bulk), issued by one thread: the whole row is in flight at once
 // and the threads keep no registers for it. Before sm_90 the threads load it.
-// H200, 4096 x 32000 (cuda_kernel_bench --sweep): f16 138.0-139.0 us copied
-// against 142.1-143.5 loaded 4 packs a thread at a time; bf16 139.5-140.2
-// against 140.9-141.6 (loading 8 packs a thread ran bf16 136.7-137.9 but f16
-// 142.1-144.0). Copying S rows ahead of the block's current one (S buffers,
+// H200, 4096 x 32000 (cuda_kernel_bench --sweep, two runs, us): f16 138.0
+// and 140.3 copied against 142.1 and 141.6 loaded 4 packs a thread at a
+// time; bf16 140.2 and 140.3 against 141.6 and 143.5. Loading 8 packs a
+// thread ran bf16 137.9 and 138.5 but f16 142.1 and 139.7: not taken. Copying S rows ahead of the block's current one (S buffers,
 // a persistent grid) ran no faster: 138.9-141.2 at S = 3; nor did holding
 // the exps in registers (1024 threads, one exp an element instead of two):
 // 139.3-140.1. Nor did staging layer_norm's rows so: 15-35% slower.
