@@ -40,29 +40,25 @@ struct Config {
   int most_threads = kernels::kMaxRowThreads;  // of a whole-block configuration
   bool plugin_streams = false;  // the plugin's kernel of it is the sweep's _cs (row_kernels.cuh)
 };
+// How the kernels of a list of row_configs.h (or the sweep's like it) hold a row.
+constexpr Holding holding_of(kernels::RowConfigList list) {
+  switch (list) {
+    case kernels::RowConfigList::EVERY: return Holding::kRegisters;
+    case kernels::RowConfigList::PACKED: return Holding::kPacked;
+    case kernels::RowConfigList::LAYER_NORM_16: return Holding::k16Registers;
+    default: return Holding::kF32Registers;
+  }
+}
+
 constexpr Config kConfigs[] = {
-#define OMNIRT_SWEEP_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::kRegisters},
-#define OMNIRT_SWEEP_F32_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::kF32Registers},
-#define OMNIRT_SWEEP_PACKED_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::kPacked},
-#define OMNIRT_SWEEP_16_CONFIG(suffix, lanes, packs, rows) {#suffix, lanes, packs, rows, Holding::k16Registers},
+#define OMNIRT_SWEEP_CONFIG(list, suffix, lanes, packs, rows)             \
+  {#suffix, lanes, packs, rows, holding_of(kernels::RowConfigList::list), \
+   kernels::most_row_threads(kernels::RowConfigList::list),               \
+   kernels::row_list_streams(kernels::RowConfigList::list)},
 #define OMNIRT_SWEEP_LOOP_CONFIG(suffix) {#suffix, 0, 0, 1, Holding::kLoop},
-#define OMNIRT_SWEEP_WIDE_CONFIG(suffix, lanes, packs, rows) \
-  {#suffix, lanes, packs, rows, Holding::kF32Registers, kernels::kWideRowThreads, true},
-#define OMNIRT_SWEEP_STREAMING_F32_CONFIG(suffix, lanes, packs, rows) \
-  {#suffix, lanes, packs, rows, Holding::kF32Registers, kernels::kMaxRowThreads, true},
-    OMNIRT_ROW_CONFIGS(OMNIRT_SWEEP_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_SWEEP_F32_CONFIG)
-        OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_SWEEP_WIDE_CONFIG)
-            OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_SWEEP_PACKED_CONFIG) OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_SWEEP_16_CONFIG)
-                OMNIRT_ROW_CONFIGS_SHORT_F32(OMNIRT_SWEEP_STREAMING_F32_CONFIG)
-            OMNIRT_SWEEP_ROW_CONFIGS(OMNIRT_SWEEP_CONFIG)
-            OMNIRT_SWEEP_PACKED_CONFIGS(OMNIRT_SWEEP_PACKED_CONFIG)
-            OMNIRT_SWEEP_LOOP_KERNELS(OMNIRT_SWEEP_LOOP_CONFIG)
-#undef OMNIRT_SWEEP_STREAMING_F32_CONFIG
-#undef OMNIRT_SWEEP_WIDE_CONFIG
+    OMNIRT_ROW_CONFIG_LISTS(OMNIRT_SWEEP_CONFIG) OMNIRT_SWEEP_ROW_CONFIGS(OMNIRT_SWEEP_CONFIG)
+        OMNIRT_SWEEP_PACKED_CONFIGS(OMNIRT_SWEEP_CONFIG) OMNIRT_SWEEP_LOOP_KERNELS(OMNIRT_SWEEP_LOOP_CONFIG)
 #undef OMNIRT_SWEEP_LOOP_CONFIG
-#undef OMNIRT_SWEEP_16_CONFIG
-#undef OMNIRT_SWEEP_PACKED_CONFIG
-#undef OMNIRT_SWEEP_F32_CONFIG
 #undef OMNIRT_SWEEP_CONFIG
 };
 

@@ -1,7 +1,8 @@
 // Register configurations that `cuda_kernel_bench --sweep` times beside the
-// plugin's own (kernels/row_configs.h), in the same X(suffix, lanes, packs,
-// rows) form: more or fewer rows in flight per group, fewer lanes holding
-// more packs each, and smaller blocks per row; and kernels that keep long rows
+// plugin's own (kernels/row_configs.h), in the same X(list, suffix, lanes,
+// packs, rows) form, `list` naming the plugin's list whose kernels they are
+// like: more or fewer rows in flight per group, fewer lanes holding more
+// packs each, and smaller blocks per row; and kernels that keep long rows
 // in fewer registers (packed) or none (loop). bench/cuda/sweep_kernels.cu
 // instantiates them from kernels/row_kernels.cuh; one the sweep shows faster
 // is adopted by moving it into row_configs.h and the planner.
@@ -11,24 +12,24 @@
 
 // At most 8 packs a thread: 64 floats of f16/bf16, as the plugin's.
 #define OMNIRT_SWEEP_ROW_CONFIGS(X) \
-  X(g4r8, 4, 1, 8)                  \
-  X(g4p2, 4, 2, 4)                  \
-  X(g4p4, 4, 4, 2)                  \
-  X(g4p8, 4, 8, 1)                  \
-  X(g8r8, 8, 1, 8)                  \
-  X(g8p2, 8, 2, 4)                  \
-  X(g8p4, 8, 4, 2)                  \
-  X(g16p2, 16, 2, 2)                \
-  X(w1r4, 32, 1, 4)                 \
-  X(w2r1, 32, 2, 1)                 \
-  X(b1, 0, 1, 1)                    \
-  X(b2, 0, 2, 1)
+  X(EVERY, g4r8, 4, 1, 8)           \
+  X(EVERY, g4p2, 4, 2, 4)           \
+  X(EVERY, g4p4, 4, 4, 2)           \
+  X(EVERY, g4p8, 4, 8, 1)           \
+  X(EVERY, g8r8, 8, 1, 8)           \
+  X(EVERY, g8p2, 8, 2, 4)           \
+  X(EVERY, g8p4, 8, 4, 2)           \
+  X(EVERY, g16p2, 16, 2, 2)         \
+  X(EVERY, w1r4, 32, 1, 4)          \
+  X(EVERY, w2r1, 32, 2, 1)          \
+  X(EVERY, b1, 0, 1, 1)             \
+  X(EVERY, b2, 0, 2, 1)
 
 // f16/bf16 alone, the row held in its 16-bit form (row_kernels.cuh's Held):
 // 4 registers a pack instead of 8, and bounded to two blocks per SM. (16
 // packs, 64 registers of row alone, spill hundreds of bytes under that bound.)
 // The plugin's own, b8h, is in row_configs.h.
-#define OMNIRT_SWEEP_PACKED_CONFIGS(X) X(b4h, 0, 4, 1)
+#define OMNIRT_SWEEP_PACKED_CONFIGS(X) X(PACKED, b4h, 0, 4, 1)
 
 // Kernels that hold no row (block per row, kLoopThreads): the plugin's loop
 // kernel "lv" (softmax and layer_norm read the row three times) and "l2",

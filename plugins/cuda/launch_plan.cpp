@@ -19,6 +19,26 @@ enum class Use {
   kNotLayerNorm,   // rms_norm and softmax alone, likewise
 };
 
+// The only element size a list of row_configs.h has kernels for (0: every one).
+constexpr int element_bytes_of(RowConfigList list) {
+  switch (list) {
+    case RowConfigList::EVERY: return 0;
+    case RowConfigList::PACKED:
+    case RowConfigList::LAYER_NORM_16: return 2;
+    default: return 4;
+  }
+}
+
+constexpr Use use_of(RowConfigList list) {
+  switch (list) {
+    case RowConfigList::WIDE_F32: return Use::kNormsWide;
+    case RowConfigList::PACKED: return Use::kNorms;
+    case RowConfigList::LAYER_NORM_16: return Use::kLayerNorm;
+    case RowConfigList::SHORT_F32: return Use::kNotLayerNorm;
+    default: return Use::kEveryOp;
+  }
+}
+
 struct RowConfig {
   int variant, lanes, packs, rows;
   int element_bytes;  // the only element size it has kernels for; 0: every one
@@ -26,24 +46,9 @@ struct RowConfig {
 };
 // In the order the planner tries them: fewest packs per thread first.
 constexpr RowConfig kRowConfigs[] = {
-#define OMNIRT_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, 0, Use::kEveryOp},
-#define OMNIRT_F32_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, 4, Use::kEveryOp},
-#define OMNIRT_WIDE_ROW_CONFIG(suffix, lanes, packs, rows) \
-  {kRow_##suffix, lanes, packs, rows, 4, Use::kNormsWide},
-#define OMNIRT_PACKED_ROW_CONFIG(suffix, lanes, packs, rows) {kRow_##suffix, lanes, packs, rows, 2, Use::kNorms},
-#define OMNIRT_LAYER_NORM_16_CONFIG(suffix, lanes, packs, rows) \
-  {kRow_##suffix, lanes, packs, rows, 2, Use::kLayerNorm},
-#define OMNIRT_SHORT_F32_CONFIG(suffix, lanes, packs, rows) \
-  {kRow_##suffix, lanes, packs, rows, 4, Use::kNotLayerNorm},
-    OMNIRT_ROW_CONFIGS(OMNIRT_ROW_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_F32_ROW_CONFIG)
-        OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_WIDE_ROW_CONFIG) OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_PACKED_ROW_CONFIG)
-            OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_LAYER_NORM_16_CONFIG)
-                OMNIRT_ROW_CONFIGS_SHORT_F32(OMNIRT_SHORT_F32_CONFIG)
-#undef OMNIRT_SHORT_F32_CONFIG
-#undef OMNIRT_LAYER_NORM_16_CONFIG
-#undef OMNIRT_PACKED_ROW_CONFIG
-#undef OMNIRT_WIDE_ROW_CONFIG
-#undef OMNIRT_F32_ROW_CONFIG
+#define OMNIRT_ROW_CONFIG(list, suffix, lanes, packs, rows) \
+  {kRow_##suffix, lanes, packs, rows, element_bytes_of(RowConfigList::list), use_of(RowConfigList::list)},
+    OMNIRT_ROW_CONFIG_LISTS(OMNIRT_ROW_CONFIG)
 #undef OMNIRT_ROW_CONFIG
 };
 
@@ -121,10 +126,8 @@ LaunchPlan fewest_packs(Use use, RowOp op, int element_bytes, long long rows, lo
 
 const char* variant_suffix(int variant) {
   static const char* const kSuffixes[kVariants] = {
-#define OMNIRT_ROW_SUFFIX(suffix, lanes, packs, rows) #suffix,
-      OMNIRT_ROW_CONFIGS(OMNIRT_ROW_SUFFIX) OMNIRT_ROW_CONFIGS_F32(OMNIRT_ROW_SUFFIX)
-          OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_ROW_SUFFIX) OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_ROW_SUFFIX)
-              OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_ROW_SUFFIX) OMNIRT_ROW_CONFIGS_SHORT_F32(OMNIRT_ROW_SUFFIX)
+#define OMNIRT_ROW_SUFFIX(list, suffix, lanes, packs, rows) #suffix,
+      OMNIRT_ROW_CONFIG_LISTS(OMNIRT_ROW_SUFFIX)
 #undef OMNIRT_ROW_SUFFIX
       "lv", "ls", "cols", "sh", "v", "s"};
   return variant >= 0 && variant < kVariants ? kSuffixes[variant] : "?";

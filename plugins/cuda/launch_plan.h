@@ -13,13 +13,8 @@ namespace omnirt::cuda {
 
 /// Kernel variants; a kernel is named omnirt_<op>_<dtype>_<variant_suffix>.
 enum Variant : int {
-#define OMNIRT_ROW_VARIANT(suffix, lanes, packs, rows) kRow_##suffix,
-  OMNIRT_ROW_CONFIGS(OMNIRT_ROW_VARIANT)
-  OMNIRT_ROW_CONFIGS_F32(OMNIRT_ROW_VARIANT)
-  OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_ROW_VARIANT)
-  OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_ROW_VARIANT)
-  OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_ROW_VARIANT)
-  OMNIRT_ROW_CONFIGS_SHORT_F32(OMNIRT_ROW_VARIANT)
+#define OMNIRT_ROW_VARIANT(list, suffix, lanes, packs, rows) kRow_##suffix,
+  OMNIRT_ROW_CONFIG_LISTS(OMNIRT_ROW_VARIANT)
 #undef OMNIRT_ROW_VARIANT
   kLoopPacks,            // "lv": a block per row, 16-byte packs
   kLoopElements,         // "ls": a block per row, one element at a time

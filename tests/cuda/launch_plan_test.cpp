@@ -19,12 +19,9 @@ struct Config {
 };
 Config config_of(int variant) {
   const Config configs[] = {
-#define OMNIRT_TEST_CONFIG(suffix, lanes, packs, rows) {lanes, packs, kMaxRowThreads},
-#define OMNIRT_TEST_WIDE_CONFIG(suffix, lanes, packs, rows) {lanes, packs, kWideRowThreads},
-      OMNIRT_ROW_CONFIGS(OMNIRT_TEST_CONFIG) OMNIRT_ROW_CONFIGS_F32(OMNIRT_TEST_CONFIG)
-          OMNIRT_ROW_CONFIGS_WIDE_F32(OMNIRT_TEST_WIDE_CONFIG) OMNIRT_ROW_CONFIGS_PACKED(OMNIRT_TEST_CONFIG)
-              OMNIRT_ROW_CONFIGS_LAYER_NORM_16(OMNIRT_TEST_CONFIG) OMNIRT_ROW_CONFIGS_SHORT_F32(OMNIRT_TEST_CONFIG)
-#undef OMNIRT_TEST_WIDE_CONFIG
+#define OMNIRT_TEST_CONFIG(list, suffix, lanes, packs, rows) \
+  {lanes, packs, most_row_threads(RowConfigList::list)},
+      OMNIRT_ROW_CONFIG_LISTS(OMNIRT_TEST_CONFIG)
 #undef OMNIRT_TEST_CONFIG
   };
   return configs[variant];

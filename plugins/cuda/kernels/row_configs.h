@@ -6,29 +6,29 @@
 #ifndef OMNIRT_PLUGINS_CUDA_KERNELS_ROW_CONFIGS_H_
 #define OMNIRT_PLUGINS_CUDA_KERNELS_ROW_CONFIGS_H_
 
-// X(suffix, lanes, packs, rows): `lanes` threads share a row (a group of
-// neighbouring lanes of one warp, or the whole block when lanes is 0), each
-// keeping `packs` 16-byte packs of the row in registers, so that the row is
-// read from memory once. Pack k of lane l holds elements
+// X(list, suffix, lanes, packs, rows): `lanes` threads share a row (a group
+// of neighbouring lanes of one warp, or the whole block when lanes is 0),
+// each keeping `packs` 16-byte packs of the row in registers, so that the row
+// is read from memory once. Pack k of lane l holds elements
 // [(k * lanes + l) * E, +E) with E = 16 / sizeof(element): loads coalesce
 // across the lanes. A group takes `rows` neighbouring rows at a time, their
 // loads all in flight together: short rows give a thread little to load.
-#define OMNIRT_ROW_CONFIGS(X) \
-  X(g4, 4, 1, 4)              \
-  X(g8, 8, 1, 4)              \
-  X(g16, 16, 1, 2)            \
-  X(w1, 32, 1, 2)             \
-  X(w2, 32, 2, 2)             \
-  X(w4, 32, 4, 1)             \
-  X(b4, 0, 4, 1)
+#define OMNIRT_ROW_CONFIGS_EVERY(X) \
+  X(EVERY, g4, 4, 1, 4)             \
+  X(EVERY, g8, 8, 1, 4)             \
+  X(EVERY, g16, 16, 1, 2)           \
+  X(EVERY, w1, 32, 1, 2)            \
+  X(EVERY, w2, 32, 2, 2)            \
+  X(EVERY, w4, 32, 4, 1)            \
+  X(EVERY, b4, 0, 4, 1)
 
 // Configurations of f32 alone: a thread keeps at most 64 floats of a row,
 // which 16 packs of f32 are and 8 packs of f16/bf16 already are (16-bit rows
 // that long run b8h or "sh" instead: 64 floats a thread ran them 13-25%
 // slower on the H200).
 #define OMNIRT_ROW_CONFIGS_F32(X) \
-  X(b8, 0, 8, 1)                  \
-  X(b16, 0, 16, 1)
+  X(F32, b8, 0, 8, 1)             \
+  X(F32, b16, 0, 16, 1)
 
 // rms_norm and layer_norm over f32 alone, for rows no configuration holds in
 // kPreferredRowThreads: blocks of up to kWideRowThreads, half b16's packs a
@@ -40,7 +40,7 @@
 // One SM holds one such block; copying the block's next row into shared
 // memory (cp.async) while it computes this one, to keep loads in flight
 // through its reductions, ran within 1% of it (and b8h 5-10% slower so).
-#define OMNIRT_ROW_CONFIGS_WIDE_F32(X) X(k8, 0, 8, 1)
+#define OMNIRT_ROW_CONFIGS_WIDE_F32(X) X(WIDE_F32, k8, 0, 8, 1)
 
 // rms_norm and layer_norm over f16/bf16 alone: the row held in its 16-bit
 // form (row_kernels.cuh's Held: 4 registers a pack instead of 8) and bounded
@@ -48,14 +48,14 @@
 // loads (H200: rms_norm 4096 x 32000 68% of peak as b8, 83% as b8h;
 // layer_norm 16384 x 8192 74% as b4, 82% as b8h). Not softmax: it would take
 // each exp twice (217 us against b4's 152 at 16384 x 8192).
-#define OMNIRT_ROW_CONFIGS_PACKED(X) X(b8h, 0, 8, 1)
+#define OMNIRT_ROW_CONFIGS_PACKED(X) X(PACKED, b8h, 0, 8, 1)
 
 // layer_norm over f16/bf16 alone: rows of 9-16 packs (up to 128 elements)
 // in groups of 16 lanes taking 4 rows at a time instead of g16's 2, so that
 // more loads are in flight over its longer tail of dependent weight and bias
 // loads (H200, --sweep, 524288 x 128: f16 68.7 us against g16's 71.4, bf16
 // 70.4 against 73.1; rms_norm and softmax 0.7-0.9% slower so, not them).
-#define OMNIRT_ROW_CONFIGS_LAYER_NORM_16(X) X(g16r4, 16, 1, 4)
+#define OMNIRT_ROW_CONFIGS_LAYER_NORM_16(X) X(LAYER_NORM_16, g16r4, 16, 1, 4)
 
 // rms_norm and softmax over f32 alone: rows of 17-32 packs (up to 128
 // elements) a warp each, one row at a time instead of w1's two, read and
@@ -63,7 +63,17 @@
 // us against w1's 130.8, softmax 129.1 against 130.9; 65536 x 128: both 17.8
 // against 18.2 and 18.1, where cached w1r1 ran rms_norm 18.5; layer_norm
 // 1.5% slower so, not it).
-#define OMNIRT_ROW_CONFIGS_SHORT_F32(X) X(w1r1, 32, 1, 1)
+#define OMNIRT_ROW_CONFIGS_SHORT_F32(X) X(SHORT_F32, w1r1, 32, 1, 1)
+
+// Every list above, in the order of the plugin's kernel variants
+// (launch_plan.h's Variant). Each entry names its list (EVERY: the one of
+// every dtype and op; the others OMNIRT_ROW_CONFIGS_<list>; RowConfigList
+// below), so that code treating the lists apart pastes it into a name of its
+// own per list: a list it does not handle is a compile error, a new list one
+// line here.
+#define OMNIRT_ROW_CONFIG_LISTS(X)                                                                 \
+  OMNIRT_ROW_CONFIGS_EVERY(X) OMNIRT_ROW_CONFIGS_F32(X) OMNIRT_ROW_CONFIGS_WIDE_F32(X)              \
+  OMNIRT_ROW_CONFIGS_PACKED(X) OMNIRT_ROW_CONFIGS_LAYER_NORM_16(X) OMNIRT_ROW_CONFIGS_SHORT_F32(X)
 
 // softmax over 16-bit rows longer than b4 holds in kMaxRowThreads threads,
 // up to kSharedRowBytes, runs "sh" (shared_row_softmax.cuh): a block per row
@@ -80,6 +90,10 @@
 // the last runs "cols": a thread per column walking its strided row.
 
 namespace omnirt::cuda::kernels {
+
+/// The lists of register configurations above, by the name their entries
+/// carry (spelled as in the macros' names, which paste it).
+enum class RowConfigList { EVERY, F32, WIDE_F32, PACKED, LAYER_NORM_16, SHORT_F32 };
 
 /// Block size of the group configurations (lanes > 0): 256 / lanes rows at once.
 constexpr int kGroupThreads = 256;
@@ -102,6 +116,15 @@ constexpr int kPreferredRowThreads = 128;
 constexpr int kF32NormPacks = 4;
 /// Most threads of a wide configuration (OMNIRT_ROW_CONFIGS_WIDE_F32).
 constexpr int kWideRowThreads = 1024;
+/// Most threads of a whole-block configuration of `list` (its __launch_bounds__).
+constexpr int most_row_threads(RowConfigList list) {
+  return list == RowConfigList::WIDE_F32 ? kWideRowThreads : kMaxRowThreads;
+}
+/// Whether the plugin's kernels of `list` read and write as streaming
+/// accesses (row_kernels.cuh's Access) rather than cached ones.
+constexpr bool row_list_streams(RowConfigList list) {
+  return list == RowConfigList::WIDE_F32 || list == RowConfigList::SHORT_F32;
+}
 /// Block size of the shared-memory softmax ("sh").
 constexpr int kSharedRowThreads = 512;
 /// Packs each thread of the shared-memory softmax loads before it uses any,

@@ -876,28 +876,32 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
     geglu<T, 1>(a, b, y, count);                                                                   \
   }
 
-#define OMNIRT_ROW_CONFIG_KERNELS(cfg, LANES, V, R)    \
-  OMNIRT_ROW_KERNELS(f32, float, cfg, LANES, V, R)     \
-  OMNIRT_ROW_KERNELS(f16, __half, cfg, LANES, V, R)    \
+// The plugin's kernels of each list of row_configs.h, by the list's name:
+// OMNIRT_ROW_CONFIG_LISTS(OMNIRT_ROW_CONFIG_KERNELS) instantiates them all.
+#define OMNIRT_ROW_CONFIG_KERNELS(list, cfg, LANES, V, R) OMNIRT_ROW_CONFIG_KERNELS_##list(cfg, LANES, V, R)
+
+#define OMNIRT_ROW_CONFIG_KERNELS_EVERY(cfg, LANES, V, R) \
+  OMNIRT_ROW_KERNELS(f32, float, cfg, LANES, V, R)        \
+  OMNIRT_ROW_KERNELS(f16, __half, cfg, LANES, V, R)       \
   OMNIRT_ROW_KERNELS(bf16, __nv_bfloat16, cfg, LANES, V, R)
 
-#define OMNIRT_F32_ROW_CONFIG_KERNELS(cfg, LANES, V, R) OMNIRT_ROW_KERNELS(f32, float, cfg, LANES, V, R)
+#define OMNIRT_ROW_CONFIG_KERNELS_F32(cfg, LANES, V, R) OMNIRT_ROW_KERNELS(f32, float, cfg, LANES, V, R)
 
-// f32 configurations whose plugin kernels stream (row_configs.h says which).
-#define OMNIRT_STREAMING_F32_ROW_CONFIG_KERNELS(cfg, LANES, V, R) \
+// f32 configurations whose plugin kernels stream (row_configs.h's row_list_streams).
+#define OMNIRT_ROW_CONFIG_KERNELS_SHORT_F32(cfg, LANES, V, R) \
   OMNIRT_ROW_KERNELS_HELD(f32, float, cfg, LANES, V, R, Access::kStreaming, false)
 
 // The wide configurations: up to kWideRowThreads, streaming (row_configs.h).
 #define OMNIRT_WIDE_ROW_BOUNDS __launch_bounds__(kWideRowThreads)
-#define OMNIRT_WIDE_F32_ROW_CONFIG_KERNELS(cfg, LANES, V, R)                     \
+#define OMNIRT_ROW_CONFIG_KERNELS_WIDE_F32(cfg, LANES, V, R)                              \
   OMNIRT_ROW_KERNELS_BOUNDED(f32, float, cfg, LANES, V, R, Access::kStreaming, false, \
                              OMNIRT_WIDE_ROW_BOUNDS)
 
-#define OMNIRT_16_ROW_CONFIG_KERNELS(cfg, LANES, V, R) \
-  OMNIRT_ROW_KERNELS(f16, __half, cfg, LANES, V, R)     \
+#define OMNIRT_ROW_CONFIG_KERNELS_LAYER_NORM_16(cfg, LANES, V, R) \
+  OMNIRT_ROW_KERNELS(f16, __half, cfg, LANES, V, R)               \
   OMNIRT_ROW_KERNELS(bf16, __nv_bfloat16, cfg, LANES, V, R)
 
-#define OMNIRT_PACKED_ROW_CONFIG_KERNELS(cfg, LANES, V, R)                    \
+#define OMNIRT_ROW_CONFIG_KERNELS_PACKED(cfg, LANES, V, R)                          \
   OMNIRT_ROW_KERNELS_HELD(f16, __half, cfg, LANES, V, R, Access::kCached, true) \
   OMNIRT_ROW_KERNELS_HELD(bf16, __nv_bfloat16, cfg, LANES, V, R, Access::kCached, true)
 
