@@ -29,6 +29,7 @@ constexpr int element_bytes_of(RowConfigList list) {
   }
 }
 
+// Which ops a list's configurations serve, and when.
 constexpr Use use_of(RowConfigList list) {
   switch (list) {
     case RowConfigList::WIDE_F32: return Use::kNormsWide;

@@ -893,7 +893,7 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 
 // The wide configurations: up to kWideRowThreads, streaming (row_configs.h).
 #define OMNIRT_WIDE_ROW_BOUNDS __launch_bounds__(kWideRowThreads)
-#define OMNIRT_ROW_CONFIG_KERNELS_WIDE_F32(cfg, LANES, V, R)                              \
+#define OMNIRT_ROW_CONFIG_KERNELS_WIDE_F32(cfg, LANES, V, R)                          \
   OMNIRT_ROW_KERNELS_BOUNDED(f32, float, cfg, LANES, V, R, Access::kStreaming, false, \
                              OMNIRT_WIDE_ROW_BOUNDS)
 
@@ -901,7 +901,7 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
   OMNIRT_ROW_KERNELS(f16, __half, cfg, LANES, V, R)               \
   OMNIRT_ROW_KERNELS(bf16, __nv_bfloat16, cfg, LANES, V, R)
 
-#define OMNIRT_ROW_CONFIG_KERNELS_PACKED(cfg, LANES, V, R)                          \
+#define OMNIRT_ROW_CONFIG_KERNELS_PACKED(cfg, LANES, V, R)                    \
   OMNIRT_ROW_KERNELS_HELD(f16, __half, cfg, LANES, V, R, Access::kCached, true) \
   OMNIRT_ROW_KERNELS_HELD(bf16, __nv_bfloat16, cfg, LANES, V, R, Access::kCached, true)
 
