@@ -23,21 +23,13 @@
 
 namespace omnirt::cuda::kernels {
 
-// A pack's elements as floats. `raw` by value: one 16-byte load of shared
-// memory, where reading the elements through a reference to it loaded each
-// apart (bf16 4096 x 32000 ran 1.4x slower so on the H200).
+// Adds the pack at `pack` to a thread's running (max, sum of exps). row_kernels.cuh's
+// load() reads it as one 16-byte access: reading its elements one by one from
+// shared memory ran bf16 4096 x 32000 1.4x slower on the H200.
 template <class T>
-__device__ __forceinline__ void unpack(uint4 raw, float (&v)[kPack<T>]) {
-  const T* elements = reinterpret_cast<const T*>(&raw);
-#pragma unroll
-  for (int e = 0; e < kPack<T>; ++e) v[e] = to_float(elements[e]);
-}
-
-// Adds a pack to a thread's running (max, sum of exps).
-template <class T>
-__device__ __forceinline__ void add_pack(ExpSum& stats, uint4 raw) {
+__device__ __forceinline__ void add_pack(ExpSum& stats, const uint4* pack) {
   float v[kPack<T>];
-  unpack<T>(raw, v);
+  load(reinterpret_cast<const T*>(pack), v);
   add_to(stats, v);
 }
 
@@ -49,7 +41,7 @@ __device__ __forceinline__ void write_held_softmax(const uint4* held, int packs,
   constexpr int E = kPack<T>;
   for (int p = threadIdx.x; p < packs; p += blockDim.x) {
     float v[E];
-    unpack<T>(held[p], v);
+    load(reinterpret_cast<const T*>(held + p), v);
 #pragma unroll
     for (int e = 0; e < E; ++e) v[e] = exp_flushed(v[e] - top) * inverse;
     store(out + p * E, v);
@@ -78,7 +70,7 @@ __device__ void softmax_shared(const T* __restrict__ x, T* __restrict__ y, long 
         const int p = first + u * blockDim.x;
         if (p >= packs) continue;
         held[p] = raw[u];
-        add_pack<T>(mine, raw[u]);
+        add_pack<T>(mine, &raw[u]);
       }
     }
     const ExpSum total = block_merge(mine, ExpSum{}, ExpSum::identity());
@@ -136,7 +128,7 @@ __device__ void softmax_bulk_copied(const T* __restrict__ x, T* __restrict__ y, 
   for (long long row = blockIdx.x; row < rows; row += gridDim.x, phase ^= 1u) {
     barrier_wait(&arrived, phase);
     ExpSum mine = ExpSum::identity();
-    for (int p = threadIdx.x; p < packs; p += blockDim.x) add_pack<T>(mine, held[p]);
+    for (int p = threadIdx.x; p < packs; p += blockDim.x) add_pack<T>(mine, held + p);
     const ExpSum total = block_merge(mine, ExpSum{}, ExpSum::identity());
     write_held_softmax(held, packs, total.top, 1.f / total.sum, y + row * n);
     __syncthreads();  // every thread is done with `held`
