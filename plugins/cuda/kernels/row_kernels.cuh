@@ -60,6 +60,10 @@ constexpr int kPack = kPackBytes / int(sizeof(T));
 // cases under 80% of peak).
 enum class Access { kCached, kStreaming };
 
+// The Access of the plugin's kernels of list L of row_configs.h.
+template <RowConfigList L>
+constexpr Access kListAccess = row_list_streams(L) ? Access::kStreaming : Access::kCached;
+
 // E elements at p as floats: one 16-byte access when E fills a pack (p is
 // then 16-byte aligned), a scalar one when E is 1.
 template <Access A = Access::kCached, class T, int E>
@@ -887,14 +891,13 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 
 #define OMNIRT_ROW_CONFIG_KERNELS_F32(cfg, LANES, V, R) OMNIRT_ROW_KERNELS(f32, float, cfg, LANES, V, R)
 
-// f32 configurations whose plugin kernels stream (row_configs.h's row_list_streams).
 #define OMNIRT_ROW_CONFIG_KERNELS_SHORT_F32(cfg, LANES, V, R) \
-  OMNIRT_ROW_KERNELS_HELD(f32, float, cfg, LANES, V, R, Access::kStreaming, false)
+  OMNIRT_ROW_KERNELS_HELD(f32, float, cfg, LANES, V, R, kListAccess<RowConfigList::SHORT_F32>, false)
 
-// The wide configurations: up to kWideRowThreads, streaming (row_configs.h).
+// The wide configurations: up to kWideRowThreads (row_configs.h).
 #define OMNIRT_WIDE_ROW_BOUNDS __launch_bounds__(kWideRowThreads)
-#define OMNIRT_ROW_CONFIG_KERNELS_WIDE_F32(cfg, LANES, V, R)                          \
-  OMNIRT_ROW_KERNELS_BOUNDED(f32, float, cfg, LANES, V, R, Access::kStreaming, false, \
+#define OMNIRT_ROW_CONFIG_KERNELS_WIDE_F32(cfg, LANES, V, R)                                           \
+  OMNIRT_ROW_KERNELS_BOUNDED(f32, float, cfg, LANES, V, R, kListAccess<RowConfigList::WIDE_F32>, false, \
                              OMNIRT_WIDE_ROW_BOUNDS)
 
 #define OMNIRT_ROW_CONFIG_KERNELS_LAYER_NORM_16(cfg, LANES, V, R) \
