@@ -38,7 +38,9 @@ struct Config {
   int lanes, packs, rows;
   Holding holding;
   int most_threads = kernels::kMaxRowThreads;  // of a whole-block configuration
-  bool plugin_streams = false;  // the plugin's kernel of it is the sweep's _cs (row_kernels.cuh)
+  // The list of row_configs.h whose kernels it is like: whether the
+  // plugin's kernel of it is the sweep's _cs (row_list_streams).
+  kernels::RowConfigList list = kernels::RowConfigList::EVERY;
 };
 // How the kernels of a list of row_configs.h (or the sweep's like it) hold a row.
 constexpr Holding holding_of(kernels::RowConfigList list) {
@@ -53,8 +55,7 @@ constexpr Holding holding_of(kernels::RowConfigList list) {
 constexpr Config kConfigs[] = {
 #define OMNIRT_SWEEP_CONFIG(list, suffix, lanes, packs, rows)             \
   {#suffix, lanes, packs, rows, holding_of(kernels::RowConfigList::list), \
-   kernels::most_row_threads(kernels::RowConfigList::list),               \
-   kernels::row_list_streams(kernels::RowConfigList::list)},
+   kernels::most_row_threads(kernels::RowConfigList::list), kernels::RowConfigList::list},
 #define OMNIRT_SWEEP_LOOP_CONFIG(suffix) {#suffix, 0, 0, 1, Holding::kLoop},
     OMNIRT_ROW_CONFIG_LISTS(OMNIRT_SWEEP_CONFIG) OMNIRT_SWEEP_ROW_CONFIGS(OMNIRT_SWEEP_CONFIG)
         OMNIRT_SWEEP_PACKED_CONFIGS(OMNIRT_SWEEP_CONFIG) OMNIRT_SWEEP_LOOP_KERNELS(OMNIRT_SWEEP_LOOP_CONFIG)
@@ -250,7 +251,7 @@ std::vector<Candidate> Sweep::candidates(const OpCase& c, std::vector<KernelArgs
       k.name = std::string(config.suffix) + access;
       k.config = config;
       k.block = unsigned(block);
-      const bool plugin_access = (*access != '\0') == config.plugin_streams;
+      const bool plugin_access = (*access != '\0') == kernels::row_list_streams(config.list, element_bytes);
       add_grids(k, "omnirt_" + c.op + "_" + dtype_name(c.dtype) + "_" + k.name, ceil_div(rows, rows_per_block),
                 plan, plugin_access && std::string(config.suffix) == cuda::variant_suffix(plan.variant), args,
                 out);

@@ -49,20 +49,23 @@ constexpr int kPack = kPackBytes / int(sizeof(T));
 
 // How a row kernel reads its input and writes its output. kStreaming marks
 // both as touched once (ld.global.cs, st.global.cs: evict first), so that L2
-// keeps what is read again (weight, bias); kCached is the default policy,
-// the plugin's: on the H200 streaming made the norms 2-4% slower in
-// cuda_kernel_bench, though up to 3% faster in its --sweep. The wide
-// configuration (row_configs.h), vocabulary-sized f32 rows, streams: 2-3%
-// faster so in the sweep (layer_norm 4096 x 32000 15% once); so does w1r1
-// (128-element f32 rows, 0-4%). Reading x without allocating it in L1
+// keeps what is read again (weight, bias); kCached is the default policy.
+// row_configs.h's row_list_streams says which of the plugin's kernels stream:
+// the 16-bit ones holding rows as floats (up to 7% faster, at 64 MiB), the
+// f32 wide and short-row ones. Both halves or neither: in cuda_kernel_bench
+// on one H200, the streaming kernels streaming their loads alone ran up to 9%
+// slower (4096 x 4096 rms_norm 8.8%), and every kernel streaming its stores
+// alone up to 8% slower than as chosen here, none of the 54 cases faster by
+// more than 0.2%. Reading x without allocating it in L1
 // (ld.global.nc.L1::no_allocate), so that L1 would keep the weight and bias
 // each row reads again, ran 0-4% slower in the sweep (H200, the layer_norm
 // cases under 80% of peak).
 enum class Access { kCached, kStreaming };
 
-// The Access of the plugin's kernels of list L of row_configs.h.
-template <RowConfigList L>
-constexpr Access kListAccess = row_list_streams(L) ? Access::kStreaming : Access::kCached;
+// The Access of the plugin's kernels of list L of row_configs.h over T.
+template <RowConfigList L, class T>
+constexpr Access kListAccess =
+    row_list_streams(L, int(sizeof(T))) ? Access::kStreaming : Access::kCached;
 
 // E elements at p as floats: one 16-byte access when E fills a pack (p is
 // then 16-byte aligned), a scalar one when E is 1.
@@ -822,10 +825,6 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 #define OMNIRT_ROW_KERNELS_HELD(dt, T, cfg, LANES, V, R, A, Packed) \
   OMNIRT_ROW_KERNELS_BOUNDED(dt, T, cfg, LANES, V, R, A, Packed, OMNIRT_ROW_BOUNDS_##Packed(LANES))
 
-// The plugin's: the default access.
-#define OMNIRT_ROW_KERNELS(dt, T, cfg, LANES, V, R) \
-  OMNIRT_ROW_KERNELS_HELD(dt, T, cfg, LANES, V, R, Access::kCached, false)
-
 #define OMNIRT_LOOP_KERNELS(dt, T, cfg, E)                                                         \
   extern "C" __global__ void __launch_bounds__(kLoopThreads) omnirt_rms_norm_##dt##_##cfg(         \
       const T* x, const T* w, T* y, long long rows, long long n, float eps) {                      \
@@ -884,28 +883,34 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 // OMNIRT_ROW_CONFIG_LISTS(OMNIRT_ROW_CONFIG_KERNELS) instantiates them all.
 #define OMNIRT_ROW_CONFIG_KERNELS(list, cfg, LANES, V, R) OMNIRT_ROW_CONFIG_KERNELS_##list(cfg, LANES, V, R)
 
-#define OMNIRT_ROW_CONFIG_KERNELS_EVERY(cfg, LANES, V, R) \
-  OMNIRT_ROW_KERNELS(f32, float, cfg, LANES, V, R)        \
-  OMNIRT_ROW_KERNELS(f16, __half, cfg, LANES, V, R)       \
-  OMNIRT_ROW_KERNELS(bf16, __nv_bfloat16, cfg, LANES, V, R)
+// A list's kernels in one dtype, read and written as the list's Access.
+#define OMNIRT_ROW_LIST_KERNELS(list, dt, T, cfg, LANES, V, R, Packed) \
+  OMNIRT_ROW_KERNELS_HELD(dt, T, cfg, LANES, V, R, (kListAccess<RowConfigList::list, T>), Packed)
 
-#define OMNIRT_ROW_CONFIG_KERNELS_F32(cfg, LANES, V, R) OMNIRT_ROW_KERNELS(f32, float, cfg, LANES, V, R)
+#define OMNIRT_ROW_CONFIG_KERNELS_EVERY(cfg, LANES, V, R)              \
+  OMNIRT_ROW_LIST_KERNELS(EVERY, f32, float, cfg, LANES, V, R, false)  \
+  OMNIRT_ROW_LIST_KERNELS(EVERY, f16, __half, cfg, LANES, V, R, false) \
+  OMNIRT_ROW_LIST_KERNELS(EVERY, bf16, __nv_bfloat16, cfg, LANES, V, R, false)
+
+#define OMNIRT_ROW_CONFIG_KERNELS_F32(cfg, LANES, V, R) \
+  OMNIRT_ROW_LIST_KERNELS(F32, f32, float, cfg, LANES, V, R, false)
 
 #define OMNIRT_ROW_CONFIG_KERNELS_SHORT_F32(cfg, LANES, V, R) \
-  OMNIRT_ROW_KERNELS_HELD(f32, float, cfg, LANES, V, R, kListAccess<RowConfigList::SHORT_F32>, false)
+  OMNIRT_ROW_LIST_KERNELS(SHORT_F32, f32, float, cfg, LANES, V, R, false)
 
 // The wide configurations: up to kWideRowThreads (row_configs.h).
 #define OMNIRT_WIDE_ROW_BOUNDS __launch_bounds__(kWideRowThreads)
-#define OMNIRT_ROW_CONFIG_KERNELS_WIDE_F32(cfg, LANES, V, R)                                           \
-  OMNIRT_ROW_KERNELS_BOUNDED(f32, float, cfg, LANES, V, R, kListAccess<RowConfigList::WIDE_F32>, false, \
+#define OMNIRT_ROW_CONFIG_KERNELS_WIDE_F32(cfg, LANES, V, R)                       \
+  OMNIRT_ROW_KERNELS_BOUNDED(f32, float, cfg, LANES, V, R,                         \
+                             (kListAccess<RowConfigList::WIDE_F32, float>), false, \
                              OMNIRT_WIDE_ROW_BOUNDS)
 
-#define OMNIRT_ROW_CONFIG_KERNELS_LAYER_NORM_16(cfg, LANES, V, R) \
-  OMNIRT_ROW_KERNELS(f16, __half, cfg, LANES, V, R)               \
-  OMNIRT_ROW_KERNELS(bf16, __nv_bfloat16, cfg, LANES, V, R)
+#define OMNIRT_ROW_CONFIG_KERNELS_LAYER_NORM_16(cfg, LANES, V, R)              \
+  OMNIRT_ROW_LIST_KERNELS(LAYER_NORM_16, f16, __half, cfg, LANES, V, R, false) \
+  OMNIRT_ROW_LIST_KERNELS(LAYER_NORM_16, bf16, __nv_bfloat16, cfg, LANES, V, R, false)
 
-#define OMNIRT_ROW_CONFIG_KERNELS_PACKED(cfg, LANES, V, R)                    \
-  OMNIRT_ROW_KERNELS_HELD(f16, __half, cfg, LANES, V, R, Access::kCached, true) \
-  OMNIRT_ROW_KERNELS_HELD(bf16, __nv_bfloat16, cfg, LANES, V, R, Access::kCached, true)
+#define OMNIRT_ROW_CONFIG_KERNELS_PACKED(cfg, LANES, V, R)             \
+  OMNIRT_ROW_LIST_KERNELS(PACKED, f16, __half, cfg, LANES, V, R, true) \
+  OMNIRT_ROW_LIST_KERNELS(PACKED, bf16, __nv_bfloat16, cfg, LANES, V, R, true)
 
 #endif  // OMNIRT_PLUGINS_CUDA_KERNELS_ROW_KERNELS_CUH_
