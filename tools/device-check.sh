@@ -26,7 +26,9 @@
 #
 # Environment:
 #   OUT    where logs go (default: build-device/out); at most 8 files
-#   BUILD  build directory (default: /tmp/omnirt-device-build)
+#   BUILD  build directory (default: /tmp/omnirt-device-build); kept by a
+#          warm machine, so the build step first touches every source whose
+#          content differs from what its last successful build there saw
 #   DEPS   Debian libraries extracted with dpkg -x (default: .deps/root), for
 #          machines without them installed: yaml-cpp, spdlog, fmt, GoogleTest,
 #          Google Benchmark, DLPack, nlohmann-json, CLI11
@@ -106,7 +108,38 @@ add_subdirectory("$ROOT/bench/cuda" bench/cuda)
 EOF
 }
 
+# The device tool copies the working tree with its files' own times, and a
+# machine kept warm keeps $BUILD: a source whose content differs from the one
+# the outputs were built from can then be older than them, and ninja would
+# rebuild nothing (measured once: a bench of the previous call's kernels).
+# Sums of the sources the last successful build saw are kept in $BUILD;
+# every file whose content differs from them is touched, and every file when
+# there are none (a build that failed, or one from before this record).
+SOURCE_SUMS=$BUILD/source-sums
+source_sums() {
+  (cd "$ROOT" && find . \( -path ./.git -o -path ./.deps -o -path './build*' \) -prune -o -type f -print0 |
+    xargs -0 -r sha1sum | LC_ALL=C sort)
+}
+touch_changed_sources() {
+  source_sums >"$SOURCE_SUMS.new"
+  if [ -f "$SOURCE_SUMS" ]; then
+    LC_ALL=C comm -13 "$SOURCE_SUMS" "$SOURCE_SUMS.new" | cut -c43-
+  else
+    cut -c43- "$SOURCE_SUMS.new"
+  fi | (cd "$ROOT" && xargs -r -d '\n' touch --)
+}
+
 build() {
+  touch_changed_sources
+  if build_targets; then
+    mv "$SOURCE_SUMS.new" "$SOURCE_SUMS"
+  else
+    rm -f "$SOURCE_SUMS" "$SOURCE_SUMS.new"
+    return 1
+  fi
+}
+
+build_targets() {
   setup
   say "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2) ($(nproc) cores)"
   say "machine: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1)"
