@@ -125,11 +125,12 @@ constexpr int most_row_threads(RowConfigList list) {
 /// than cached ones: the f32 lists WIDE_F32 and SHORT_F32, and every 16-bit
 /// kernel that holds its row as floats (EVERY's and LAYER_NORM_16's).
 /// H200, cuda_kernel_bench, each kernel of EVERY, F32 and LAYER_NORM_16
-/// streaming against cached, two runs each in one session: the 16-bit 4096 x
-/// 4096 rows (b4) 7% faster in the norms, 3.6% in softmax; 16-bit 65536 x 128
-/// 1-3%, 32768 x 2048 and 16384 x 8192 (softmax) 0-1.5%; 524288 x 128
-/// within +-1%. f32 lost where 16-bit gained nothing: layer_norm 16384 x 8192
-/// (b4 in 512 threads) 5.3% slower, softmax 4096 x 32000 (F32's b16) 7.7%.
+/// streaming against cached, two runs each in one session: the 16-bit
+/// 4096 x 4096 rows (b4) 6.6-7.7% faster in the norms, 3.1-3.6% in softmax;
+/// 16-bit 65536 x 128 1-3%, 32768 x 2048 and 16384 x 8192 (softmax) 0-1.5%;
+/// 524288 x 128 within +-1.2%. f32 lost where 16-bit gained nothing:
+/// layer_norm 16384 x 8192 (b4 in 512 threads) 5.3% slower, softmax
+/// 4096 x 32000 (F32's b16) 7.7%.
 constexpr bool row_list_streams(RowConfigList list, int element_bytes) {
   switch (list) {
     case RowConfigList::WIDE_F32:

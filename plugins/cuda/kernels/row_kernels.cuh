@@ -51,7 +51,7 @@ constexpr int kPack = kPackBytes / int(sizeof(T));
 // both as touched once (ld.global.cs, st.global.cs: evict first), so that L2
 // keeps what is read again (weight, bias); kCached is the default policy.
 // row_configs.h's row_list_streams says which of the plugin's kernels stream:
-// the 16-bit ones holding rows as floats (up to 7% faster, at 64 MiB), the
+// the 16-bit ones holding rows as floats (up to 7.7% faster, at 64 MiB), the
 // f32 wide and short-row ones. Both halves or neither: in cuda_kernel_bench
 // on one H200, the streaming kernels streaming their loads alone ran up to 9%
 // slower (4096 x 4096 rms_norm 8.8%), and every kernel streaming its stores
