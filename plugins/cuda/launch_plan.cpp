@@ -42,13 +42,14 @@ constexpr Use use_of(RowConfigList list) {
 
 struct RowConfig {
   int variant, lanes, packs, rows;
-  int element_bytes;  // the only element size it has kernels for; 0: every one
-  Use use;
+  RowConfigList list;  // row_configs.h's: what it serves follows from it
+  constexpr int element_bytes() const { return element_bytes_of(list); }
+  constexpr Use use() const { return use_of(list); }
 };
 // In the order the planner tries them: fewest packs per thread first.
 constexpr RowConfig kRowConfigs[] = {
 #define OMNIRT_ROW_CONFIG(list, suffix, lanes, packs, rows) \
-  {kRow_##suffix, lanes, packs, rows, element_bytes_of(RowConfigList::list), use_of(RowConfigList::list)},
+  {kRow_##suffix, lanes, packs, rows, RowConfigList::list},
     OMNIRT_ROW_CONFIG_LISTS(OMNIRT_ROW_CONFIG)
 #undef OMNIRT_ROW_CONFIG
 };
@@ -61,14 +62,14 @@ const RowConfig* config_of(int variant) {
 }
 
 bool has_dtype(const RowConfig& c, int element_bytes) {
-  return c.element_bytes == 0 || c.element_bytes == element_bytes;
+  return c.element_bytes() == 0 || c.element_bytes() == element_bytes;
 }
 
 // Does `op` over elements of `element_bytes` run `c` in the planner's
 // ordinary choice (kNormsWide is its fallback alone)?
 bool runs(const RowConfig& c, RowOp op, int element_bytes) {
   if (!has_dtype(c, element_bytes)) return false;
-  switch (c.use) {
+  switch (c.use()) {
     case Use::kEveryOp: return true;
     case Use::kNorms: return op != RowOp::kSoftmax;
     case Use::kLayerNorm: return op == RowOp::kLayerNorm;
@@ -114,7 +115,7 @@ LaunchPlan block_per_row(const RowConfig& c, long long rows, long long packs, in
 LaunchPlan fewest_packs(Use use, RowOp op, int element_bytes, long long rows, long long packs, int most,
                         int most_packs = std::numeric_limits<int>::max()) {
   for (const RowConfig& c : kRowConfigs) {
-    const bool taken = use == Use::kNormsWide ? c.use == use && has_dtype(c, element_bytes)
+    const bool taken = use == Use::kNormsWide ? c.use() == use && has_dtype(c, element_bytes)
                                                   : runs(c, op, element_bytes);
     if (c.lanes != 0 || !taken || c.packs > most_packs) continue;
     const LaunchPlan plan = block_per_row(c, rows, packs, most);
@@ -155,7 +156,7 @@ LaunchPlan plan_rows(RowOp op, long long rows, long long n, int element_bytes, b
     const long long held = (long long)c.lanes * c.packs;
     if (c.lanes == 0 || !runs(c, op, element_bytes) || packs > held) continue;
     const long long best = group == nullptr ? 0 : (long long)group->lanes * group->packs;
-    if (group == nullptr || held < best || (held == best && c.use != Use::kEveryOp)) group = &c;
+    if (group == nullptr || held < best || (held == best && c.use() != Use::kEveryOp)) group = &c;
   }
   if (group != nullptr) {
     const long long rows_per_block = (long long)kGroupThreads / group->lanes * group->rows;
