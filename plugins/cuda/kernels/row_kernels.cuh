@@ -55,7 +55,7 @@ constexpr int kPack = kPackBytes / int(sizeof(T));
 // f32 wide and short-row ones. Both halves or neither: in cuda_kernel_bench
 // on one H200, the streaming kernels streaming their loads alone ran up to 9%
 // slower (4096 x 4096 rms_norm 8.8%), and every kernel streaming its stores
-// alone up to 8% slower than as chosen here, none of the 54 cases faster by
+// alone up to 9% slower than as chosen here, none of the 54 cases faster by
 // more than 0.2%. Reading x without allocating it in L1
 // (ld.global.nc.L1::no_allocate), so that L1 would keep the weight and bias
 // each row reads again, ran 0-4% slower in the sweep (H200, the layer_norm
