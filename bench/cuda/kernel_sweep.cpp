@@ -26,30 +26,25 @@ constexpr int kSweepRounds = 7;
 constexpr double kSweepRoundSeconds = 1e-3;
 constexpr int kThreadsPerSm = 2048;  // as the planner assumes (launch_plan.cpp)
 
-// kRegisters: the row in registers as floats (any dtype; kF32Registers f32
-// alone, k16Registers f16/bf16 alone); kPacked: in its 16-bit form (f16/bf16
-// alone); kLoop: a block of kLoopThreads per row holding none of it (lanes,
+// kRegisters: the row in registers as floats; kPacked: in its 16-bit form
+// (f16/bf16 alone); kLoop: a block of kLoopThreads per row holding none of it (lanes,
 // packs, rows unused); kShared: softmax's 16-bit row in shared memory ("sh",
 // packs: loaded at once; 0: the plugin's, copied by the engine on sm_90).
-enum class Holding { kRegisters, kF32Registers, k16Registers, kPacked, kLoop, kShared };
+enum class Holding { kRegisters, kPacked, kLoop, kShared };
 
 struct Config {
   const char* suffix;
   int lanes, packs, rows;
   Holding holding;
   int most_threads = kernels::kMaxRowThreads;  // of a whole-block configuration
-  // The list of row_configs.h whose kernels it is like: whether the
-  // plugin's kernel of it is the sweep's _cs (row_list_streams).
+  // The list of row_configs.h whose kernels it is like: its dtypes
+  // (row_list_element_bytes) and whether the plugin's kernel of it is the
+  // sweep's _cs (row_list_streams).
   kernels::RowConfigList list = kernels::RowConfigList::EVERY;
 };
 // How the kernels of a list of row_configs.h (or the sweep's like it) hold a row.
 constexpr Holding holding_of(kernels::RowConfigList list) {
-  switch (list) {
-    case kernels::RowConfigList::EVERY: return Holding::kRegisters;
-    case kernels::RowConfigList::PACKED: return Holding::kPacked;
-    case kernels::RowConfigList::LAYER_NORM_16: return Holding::k16Registers;
-    default: return Holding::kF32Registers;
-  }
+  return list == kernels::RowConfigList::PACKED ? Holding::kPacked : Holding::kRegisters;
 }
 
 constexpr Config kConfigs[] = {
@@ -64,12 +59,8 @@ constexpr Config kConfigs[] = {
 };
 
 bool runs_dtype(const Config& config, int element_bytes) {
-  switch (config.holding) {
-    case Holding::kF32Registers: return element_bytes == 4;
-    case Holding::kPacked:
-    case Holding::k16Registers: return element_bytes == 2;
-    default: return true;
-  }
+  const int only = kernels::row_list_element_bytes(config.list);
+  return only == 0 || only == element_bytes;
 }
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }

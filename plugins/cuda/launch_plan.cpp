@@ -19,16 +19,6 @@ enum class Use {
   kNotLayerNorm,   // rms_norm and softmax alone, likewise
 };
 
-// The only element size a list of row_configs.h has kernels for (0: every one).
-constexpr int element_bytes_of(RowConfigList list) {
-  switch (list) {
-    case RowConfigList::EVERY: return 0;
-    case RowConfigList::PACKED:
-    case RowConfigList::LAYER_NORM_16: return 2;
-    default: return 4;
-  }
-}
-
 // Which ops a list's configurations serve, and when.
 constexpr Use use_of(RowConfigList list) {
   switch (list) {
@@ -43,7 +33,7 @@ constexpr Use use_of(RowConfigList list) {
 struct RowConfig {
   int variant, lanes, packs, rows;
   RowConfigList list;  // row_configs.h's: what it serves follows from it
-  constexpr int element_bytes() const { return element_bytes_of(list); }
+  constexpr int element_bytes() const { return row_list_element_bytes(list); }
   constexpr Use use() const { return use_of(list); }
 };
 // In the order the planner tries them: fewest packs per thread first.

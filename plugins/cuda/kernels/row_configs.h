@@ -120,6 +120,15 @@ constexpr int kWideRowThreads = 1024;
 constexpr int most_row_threads(RowConfigList list) {
   return list == RowConfigList::WIDE_F32 ? kWideRowThreads : kMaxRowThreads;
 }
+/// The only element size the plugin has kernels of `list` for (0: every one).
+constexpr int row_list_element_bytes(RowConfigList list) {
+  switch (list) {
+    case RowConfigList::EVERY: return 0;
+    case RowConfigList::PACKED:
+    case RowConfigList::LAYER_NORM_16: return 2;
+    default: return 4;
+  }
+}
 /// Whether the plugin's kernels of `list` over elements of `element_bytes`
 /// read and write as streaming accesses (row_kernels.cuh's Access) rather
 /// than cached ones: the f32 lists WIDE_F32 and SHORT_F32, and every 16-bit
