@@ -14,7 +14,8 @@
 // tests' tolerance. The exit status is 1 when a result does not match.
 //
 //   cuda_kernel_bench [SUBSTRING]           (only cases whose line contains it)
-//   cuda_kernel_bench --sweep [SUBSTRING]   (candidate kernels: kernel_sweep.h)
+//   cuda_kernel_bench --sweep [SUBSTRING]   (candidate kernels: kernel_sweep.h;
+//                                            "OP DTYPE ROWSxN": any shape)
 #include <cuda_runtime_api.h>
 #include <torch/cuda.h>
 

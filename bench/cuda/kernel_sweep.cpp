@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -406,6 +408,25 @@ void Sweep::print_summary() const {
   }
 }
 
+// The case a filter of the form "OP DTYPE ROWSxN" names ("rms_norm bf16
+// 65536x1024"), so that a shape none of op_cases() has can be swept too.
+std::optional<OpCase> case_named(const std::string& filter) {
+  std::istringstream words(filter);
+  std::string op, dtype, shape, rest;
+  long long rows = 0, n = 0;
+  char times = 0;
+  if (!(words >> op >> dtype >> shape) || (words >> rest)) return std::nullopt;
+  std::istringstream dims(shape);
+  if (!(dims >> rows >> times >> n) || times != 'x' || rows <= 0 || n <= 0 || dims.peek() != EOF) {
+    return std::nullopt;
+  }
+  if (op != "rms_norm" && op != "layer_norm" && op != "softmax" && op != "geglu") return std::nullopt;
+  for (at::ScalarType t : {at::kFloat, at::kHalf, at::kBFloat16}) {
+    if (dtype == dtype_name(t)) return OpCase{op, "named shape", {rows, n}, t};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int run_sweep(CudaPlugin& plugin, const std::string& filter, const Peak& peak, const cudaDeviceProp& prop) {
@@ -416,12 +437,21 @@ int run_sweep(CudaPlugin& plugin, const std::string& filter, const Peak& peak, c
               "rounds taking turns; grid by: fill = SMs x %d / block (the planner's), occ = SMs x blocks "
               "per SM the registers allow, 2occ, all = a block per step of work; b/SM: occupancy\n",
               kSweepRounds, kThreadsPerSm);
-  Sweep sweep(plugin, peak, prop);
+  std::vector<OpCase> cases;
   for (const OpCase& c : op_cases()) {
     const std::string line = c.op + " " + dtype_name(c.dtype) + " " + shape_text(c.shape) + " " + c.shape_class;
-    if (line.find(filter) == std::string::npos) continue;
-    sweep.run_case(c);
+    if (line.find(filter) != std::string::npos) cases.push_back(c);
   }
+  if (cases.empty()) {
+    const std::optional<OpCase> named = case_named(filter);
+    if (!named) {
+      std::printf("# no case matches \"%s\" (nor is it \"OP f32|f16|bf16 ROWSxN\")\n", filter.c_str());
+      return 1;
+    }
+    cases.push_back(*named);
+  }
+  Sweep sweep(plugin, peak, prop);
+  for (const OpCase& c : cases) sweep.run_case(c);
   sweep.print_summary();
   std::printf("# %d candidates not matching ATen or failing\n", sweep.mismatches());
   return sweep.mismatches() == 0 ? 0 : 1;

@@ -1,6 +1,7 @@
 // `cuda_kernel_bench --sweep [SUBSTRING]`: for each case of
 // tests/cuda/op_cases.h whose line "op dtype shape class" contains
-// SUBSTRING, every candidate way to run it — for the row ops (rms_norm,
+// SUBSTRING (or, where none does and SUBSTRING is "OP DTYPE ROWSxN", for
+// that shape), every candidate way to run it — for the row ops (rms_norm,
 // layer_norm, softmax) each register configuration that holds the row (the
 // plugin's, kernels/row_configs.h, and the sweep's, sweep_configs.h), for
 // geglu each number of pieces a thread loads at once (sweep_configs.h), with
