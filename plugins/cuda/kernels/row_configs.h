@@ -149,6 +149,29 @@ constexpr bool row_list_streams(RowConfigList list, int element_bytes) {
     default: return false;
   }
 }
+/// Registers a thread of a register configuration may spend holding the
+/// `params` per-column parameters of its op (rms_norm's weight: 1;
+/// layer_norm's weight and bias: 2) over elements of `element_bytes` across
+/// the rows it takes (4 a pack; row_keeps_columns). What cost no blocks per
+/// SM where it was measured: 16 for rms_norm (b4 over f32 went from 40
+/// registers to 55 and ran faster); 8 for layer_norm over f32, which needs
+/// more registers already (w2: 40 -> 61, 2.8% slower at 65536 x 256); none
+/// for layer_norm's 16-bit kernels (g16r4: 64 -> 73, 3 blocks of 256 per SM
+/// instead of 4, 5.8-7.5% slower at 524288 x 128).
+constexpr int kept_column_registers(int params, int element_bytes) {
+  return params == 1 ? 16 : element_bytes == 4 ? 8 : 0;
+}
+/// Whether a register configuration of `packs` packs a thread loads its op's
+/// per-column parameters at its packs once and keeps them for every row it
+/// takes, rather than loading them again for each row after its reductions.
+/// Not the packed configurations: they are bounded to 64 registers. H200,
+/// cuda_kernel_bench, two runs each in one session against loading per row:
+/// rms_norm 4096 x 4096 1.7-3.3% faster (f32 79.6% -> 81.1-81.8% of peak),
+/// 65536 x 128 1.0-3.0%; layer_norm f32 65536 x 128 3.7-4.7%; the other
+/// cases within +-1%, as far as the unchanged kernels moved.
+constexpr bool row_keeps_columns(int params, int packs, int element_bytes, bool packed) {
+  return !packed && params * packs * 4 <= kept_column_registers(params, element_bytes);
+}
 /// Block size of the shared-memory softmax ("sh").
 constexpr int kSharedRowThreads = 512;
 /// Packs each thread of the shared-memory softmax loads before it uses any,

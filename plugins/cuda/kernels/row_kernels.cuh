@@ -1,7 +1,7 @@
 // The device code of the omnirt.nn kernels: templates over the element type
 // and, for the row ops, the register configuration (row_configs.h) and how
 // the row is read and written (Access). kernels/ops.cu instantiates the
-// plugin's kernels from them (OMNIRT_ROW_KERNELS, OMNIRT_DTYPE_KERNELS);
+// plugin's kernels from them (OMNIRT_ROW_CONFIG_KERNELS, OMNIRT_DTYPE_KERNELS);
 // bench/cuda/sweep_kernels.cu instantiates candidate configurations for the
 // kernel benchmark's --sweep, so that what the sweep times is this code.
 //
@@ -322,6 +322,7 @@ template <class T, int V, int LANES, int R, Access A, bool Packed>
 struct RowSlice {
   static constexpr int E = kPack<T>;
   using Pack = Held<T, Packed>;
+  using Packs = Pack[R][V];  // this thread's packs of its rows in one step
   const int lanes = LANES > 0 ? LANES : int(blockDim.x);
   const int lane = LANES > 0 ? int(threadIdx.x) % LANES : int(threadIdx.x);
   const long long groups = LANES > 0 ? blockDim.x / LANES : 1;
@@ -404,7 +405,8 @@ __device__ __forceinline__ void transform_reduce(const Slice& s, Pack (&v)[R][V]
 }
 
 // Writes this thread's packs of its rows to y, each first transformed by
-// finish(r, column, pack) in place (pack: the elements as floats).
+// finish(r, k, column, pack) in place (pack k of the thread, at `column`: the
+// elements as floats).
 template <Access A, class Slice, class T, int R, int V, class Pack, class F>
 __device__ __forceinline__ void store_rows(const Slice& s, T* y, const Pack (&v)[R][V], F finish) {
 #pragma unroll
@@ -414,7 +416,7 @@ __device__ __forceinline__ void store_rows(const Slice& s, T* y, const Pack (&v)
       if (!s.holds(r, k)) continue;
       float p[Pack::E];
       v[r][k].get(p);
-      finish(r, s.column(k), p);
+      finish(r, k, s.column(k), p);
       store<A>(y + s.offset[r] + s.column(k), p);
     }
   }
@@ -422,36 +424,76 @@ __device__ __forceinline__ void store_rows(const Slice& s, T* y, const Pack (&v)
 
 // --- register configurations: one read of each row --------------------------
 
-// The grid-stride loop of a register configuration: body(slice, v) once per
-// step, v holding this thread's packs of its rows (packs outside them: fill).
-// A pass of a body reads v through Held::get and may keep what it computed
-// (Held::keep); where v is Packed, later passes compute it again.
-template <class T, int V, int LANES, int R, Access A, bool Packed, class Body>
-__device__ __forceinline__ void for_each_step(const T* x, long long rows, long long n, float fill,
+// The grid-stride loop of a register configuration: body(v) once per step of
+// slice s, v holding this thread's packs of its rows (packs outside them:
+// fill). A pass of a body reads v through Held::get and may keep what it
+// computed (Held::keep); where v is Packed, later passes compute it again.
+template <class Slice, class T, class Body>
+__device__ __forceinline__ void for_each_step(Slice& s, const T* x, long long rows, float fill,
                                               Body body) {
-  using Slice = RowSlice<T, V, LANES, R, A, Packed>;
-  Slice s(n);
   for (long long first = s.first_step(); first < rows; first += s.step()) {
     s.at(first, rows);
-    typename Slice::Pack v[R][V];
+    typename Slice::Packs v;
     s.load_rows(x, fill, v);
-    body(s, v);
+    body(v);
   }
 }
+
+// Whether a configuration of V packs a thread over T (Packed or not) keeps
+// its op's Params per-column parameters (row_configs.h's row_keeps_columns).
+template <int Params, class T, int V, bool Packed>
+constexpr bool kKeepsColumns = row_keeps_columns(Params, V, int(sizeof(T)), Packed);
+
+// A per-column parameter of a row op (weight, bias) at this thread's V packs
+// of a row. A thread's columns are the same in every step of the grid-stride
+// loop, so where kKeepsColumns allows the registers (Kept), they are loaded
+// once, before it (in flight with the first row's loads, not after its
+// reductions), and held in their own type (4 registers a pack); otherwise
+// each use loads them again (from L1 or L2).
+template <class T, int V, bool Kept>
+struct ColumnValues {
+  using Pack = Held<T, sizeof(T) == 2>;
+  const T* values;
+  Pack kept[Kept ? V : 1];
+
+  template <class Slice>
+  __device__ ColumnValues(const Slice& s, const T* values_) : values(values_) {
+    if constexpr (Kept) {
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        if (s.column(k) < s.n) {
+          kept[k].template load_from<Access::kCached>(values + s.column(k));
+        } else {
+          kept[k].fill(0.f);
+        }
+      }
+    }
+  }
+  // The parameter at pack k of this thread, at `column`, as floats.
+  __device__ void get(int k, int column, float (&out)[Pack::E]) const {
+    if constexpr (Kept) {
+      kept[k].get(out);
+    } else {
+      load(values + column, out);
+    }
+  }
+};
 
 template <class T, int V, int LANES, int R, Access A, bool Packed>
 __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ weight,
                               T* __restrict__ y, long long rows, long long n, float eps) {
   constexpr int E = kPack<T>;
-  for_each_step<T, V, LANES, R, A, Packed>(x, rows, n, 0.f, [&](const auto& s, auto& v) {
+  RowSlice<T, V, LANES, R, A, Packed> s(n);
+  const ColumnValues<T, V, kKeepsColumns<1, T, V, Packed>> w_at(s, weight);
+  for_each_step(s, x, rows, 0.f, [&](auto& v) {
     float scale[R];
     thread_reduce(v, scale, Sum{}, [](float a) { return a * a; });
     row_reduce<LANES>(scale, Sum{});
 #pragma unroll
     for (int r = 0; r < R; ++r) scale[r] = rsqrtf(scale[r] / float(n) + eps);
-    store_rows<A>(s, y, v, [&](int r, int column, float (&pack)[E]) {
+    store_rows<A>(s, y, v, [&](int r, int k, int column, float (&pack)[E]) {
       float w[E];
-      load(weight + column, w);
+      w_at.get(k, column, w);
 #pragma unroll
       for (int e = 0; e < E; ++e) pack[e] = pack[e] * scale[r] * w[e];
     });
@@ -467,7 +509,9 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
                                 const T* __restrict__ bias, T* __restrict__ y, long long rows,
                                 long long n, float eps) {
   constexpr int E = kPack<T>;
-  for_each_step<T, V, LANES, R, A, Packed>(x, rows, n, 0.f, [&](const auto& s, auto& v) {
+  RowSlice<T, V, LANES, R, A, Packed> s(n);
+  const ColumnValues<T, V, kKeepsColumns<2, T, V, Packed>> w_at(s, weight), b_at(s, bias);
+  for_each_step(s, x, rows, 0.f, [&](auto& v) {
     float mean[R], count[R];
     thread_reduce(v, mean, Sum{}, [](float a) { return a; });
 #pragma unroll
@@ -498,10 +542,10 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
     }
 #pragma unroll
     for (int r = 0; r < R; ++r) scale[r] = rsqrtf(scale[r] / float(n) + eps);
-    store_rows<A>(s, y, v, [&](int r, int column, float (&pack)[E]) {
+    store_rows<A>(s, y, v, [&](int r, int k, int column, float (&pack)[E]) {
       float w[E], b[E];
-      load(weight + column, w);
-      load(bias + column, b);
+      w_at.get(k, column, w);
+      b_at.get(k, column, b);
 #pragma unroll
       for (int e = 0; e < E; ++e) pack[e] = (pack[e] - mean[r]) * scale[r] * w[e] + b[e];
     });
@@ -514,7 +558,8 @@ template <class T, int V, int LANES, int R, Access A, bool Packed>
 __device__ void softmax_rows(const T* __restrict__ x, T* __restrict__ y, long long rows,
                              long long n) {
   constexpr int E = kPack<T>;
-  for_each_step<T, V, LANES, R, A, Packed>(x, rows, n, -INFINITY, [&](const auto& s, auto& v) {
+  RowSlice<T, V, LANES, R, A, Packed> s(n);
+  for_each_step(s, x, rows, -INFINITY, [&](auto& v) {
     float top[R], sum[R] = {};
     thread_reduce(v, top, Max{}, [](float a) { return a; });
     if constexpr (LANES > 0) row_reduce<LANES>(top, Max{});
@@ -537,7 +582,7 @@ __device__ void softmax_rows(const T* __restrict__ x, T* __restrict__ y, long lo
         scale[r] = empty ? 0.f : exp_flushed(top[r] - row.top) / row.sum;
       }
     }
-    store_rows<A>(s, y, v, [&](int r, int, float (&pack)[E]) {
+    store_rows<A>(s, y, v, [&](int r, int, int, float (&pack)[E]) {
 #pragma unroll
       for (int e = 0; e < E; ++e) pack[e] = (Packed ? exp_flushed(pack[e] - top[r]) : pack[e]) * scale[r];
     });
