@@ -449,9 +449,14 @@ constexpr bool kKeepsColumns = row_keeps_columns(Params, V, int(sizeof(T)), Pack
 // loop, so where kKeepsColumns allows the registers (Kept), they are loaded
 // once, before it (in flight with the first row's loads, not after its
 // reductions), and held in their own type (4 registers a pack); otherwise
-// each use loads them again (from L1 or L2). Prefetching those not kept into
-// L1 at the start instead (prefetch.global.L1) ran 15-108% slower (H200,
-// cuda_kernel_bench: layer_norm 16-bit 524288 x 128 twice as long).
+// each use loads them again (from L1 or L2). For those not kept, H200,
+// cuda_kernel_bench: prefetching them into L1 at the start
+// (prefetch.global.L1) ran 15-108% slower (layer_norm 16-bit 524288 x 128
+// twice as long); copying layer_norm's b4 weight and bias into dynamic
+// shared memory at the start (cp.async, a thread's packs at places of its
+// own; no registers held) ran 16-bit 4096 x 4096 2.5-4.4% and 32768 x 2048
+// 3.5-3.8% slower, f32 16384 x 8192 7.3% (64 KiB a block), f32 4096 x 4096
+// 1.1% faster.
 template <class T, int V, bool Kept>
 struct ColumnValues {
   using Pack = Held<T, sizeof(T) == 2>;
