@@ -40,7 +40,7 @@ struct Config {
   Holding holding;
   int most_threads = kernels::kMaxRowThreads;  // of a whole-block configuration
   // The list of row_configs.h whose kernels it is like: its dtypes
-  // (row_list_element_bytes) and whether the plugin's kernel of it is the
+  // (row_list_has_dtype) and whether the plugin's kernel of it is the
   // sweep's _cs (row_list_streams).
   kernels::RowConfigList list = kernels::RowConfigList::EVERY;
 };
@@ -61,8 +61,7 @@ constexpr Config kConfigs[] = {
 };
 
 bool runs_dtype(const Config& config, int element_bytes) {
-  const int only = kernels::row_list_element_bytes(config.list);
-  return only == 0 || only == element_bytes;
+  return kernels::row_list_has_dtype(config.list, element_bytes);
 }
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }

@@ -33,7 +33,6 @@ constexpr Use use_of(RowConfigList list) {
 struct RowConfig {
   int variant, lanes, packs, rows;
   RowConfigList list;  // row_configs.h's: what it serves follows from it
-  constexpr int element_bytes() const { return row_list_element_bytes(list); }
   constexpr Use use() const { return use_of(list); }
 };
 // In the order the planner tries them: fewest packs per thread first.
@@ -52,7 +51,7 @@ const RowConfig* config_of(int variant) {
 }
 
 bool has_dtype(const RowConfig& c, int element_bytes) {
-  return c.element_bytes() == 0 || c.element_bytes() == element_bytes;
+  return row_list_has_dtype(c.list, element_bytes);
 }
 
 // Does `op` over elements of `element_bytes` run `c` in the planner's

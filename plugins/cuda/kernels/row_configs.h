@@ -120,13 +120,14 @@ constexpr int kWideRowThreads = 1024;
 constexpr int most_row_threads(RowConfigList list) {
   return list == RowConfigList::WIDE_F32 ? kWideRowThreads : kMaxRowThreads;
 }
-/// The only element size the plugin has kernels of `list` for (0: every one).
-constexpr int row_list_element_bytes(RowConfigList list) {
+/// Whether the plugin has kernels of `list` for elements of `element_bytes`
+/// (EVERY's for every size, the 16-bit lists' for 2, the f32 ones' for 4).
+constexpr bool row_list_has_dtype(RowConfigList list, int element_bytes) {
   switch (list) {
-    case RowConfigList::EVERY: return 0;
+    case RowConfigList::EVERY: return true;
     case RowConfigList::PACKED:
-    case RowConfigList::LAYER_NORM_16: return 2;
-    default: return 4;
+    case RowConfigList::LAYER_NORM_16: return element_bytes == 2;
+    default: return element_bytes == 4;
   }
 }
 /// Whether the plugin's kernels of `list` over elements of `element_bytes`
