@@ -82,6 +82,27 @@ TEST_F(CudaTorchTest, KernelsMatchPyTorch) {
   }
 }
 
+// f32 rows far from 0 against their spread (100 + N(0, 1)), on a shape of
+// each layer_norm kernel variant, against ATen in f64: a variance taken as
+// the mean square less the squared mean would lose about 6e-4 of it to
+// cancellation and miss by ~1e-3; the kernels' variances about their means
+// (merged across threads and warps) must not.
+TEST_F(CudaTorchTest, LayerNormOfRowsFarFromZeroDoesNotCancel) {
+  const auto opts = torch::TensorOptions().device(torch::kCUDA);
+  for (const std::vector<int64_t>& shape :
+       std::vector<std::vector<int64_t>>{{33, 24}, {4, 1000}, {2, 3, 4096}, {5, 20000}, {3, 40000}}) {
+    SCOPED_TRACE(c10::str(at::IntArrayRef(shape)));
+    std::vector<at::Tensor> inputs = op_inputs("layer_norm", shape, opts);
+    inputs[0] = torch::randn(shape, opts) + 100;
+    std::vector<at::Tensor> doubles;
+    for (const at::Tensor& t : inputs) doubles.push_back(t.to(torch::kDouble));
+    const at::Tensor want = aten_op("layer_norm", doubles);
+    const at::Tensor got = op("layer_norm", inputs).to(torch::kDouble);
+    EXPECT_TRUE(torch::allclose(got, want, 1e-4, 1e-4))
+        << "max abs error " << (got - want).abs().max().item<double>();
+  }
+}
+
 // Tensors that start 2 or 4 bytes past a 16-byte boundary (still contiguous).
 TEST_F(CudaTorchTest, KernelsTakeUnalignedTensors) {
   for (at::ScalarType type : {at::kFloat, at::kHalf, at::kBFloat16}) {

@@ -73,7 +73,7 @@ __device__ void softmax_shared(const T* __restrict__ x, T* __restrict__ y, long 
         add_pack<T>(mine, &raw[u]);
       }
     }
-    const ExpSum total = block_merge(mine, ExpSum{}, ExpSum::identity());
+    const ExpSum total = block_merge(mine);
     write_held_softmax(held, packs, total.top, 1.f / total.sum, y + row * n);
     __syncthreads();  // the block's next row overwrites `held`
   }
@@ -129,7 +129,7 @@ __device__ void softmax_bulk_copied(const T* __restrict__ x, T* __restrict__ y, 
     barrier_wait(&arrived, phase);
     ExpSum mine = ExpSum::identity();
     for (int p = threadIdx.x; p < packs; p += blockDim.x) add_pack<T>(mine, held + p);
-    const ExpSum total = block_merge(mine, ExpSum{}, ExpSum::identity());
+    const ExpSum total = block_merge(mine);
     write_held_softmax(held, packs, total.top, 1.f / total.sum, y + row * n);
     __syncthreads();  // every thread is done with `held`
     const long long next = row + gridDim.x;
