@@ -82,8 +82,8 @@ TEST_F(CudaTorchTest, KernelsMatchPyTorch) {
   }
 }
 
-// f32 rows far from 0 against their spread (100 + N(0, 1)), on a shape of
-// each layer_norm kernel variant, against ATen in f64: a variance taken as
+// f32 rows far from 0 against their spread (100 + N(0, 1)), on shapes of
+// the group, block and loop kernels, against ATen in f64: a variance taken as
 // the mean square less the squared mean, in f32 sums of 32 elements a
 // thread, loses 6e-4 of it to cancellation (median; up to 2.5e-3) and
 // misses by up to 1e-2 (numpy, rows of 4096); the kernels' variances about
