@@ -226,10 +226,10 @@ __device__ __forceinline__ S shuffle_xor(const S& value, int offset) {
   return out;
 }
 
-// Every lane of the warp gets op() of all its lanes' values: five rounds of
-// shuffles.
-template <class Op>
-__device__ __forceinline__ float warp_reduce(float value, Op op) {
+// Every lane of the warp gets op() of all its lanes' values (a float or a
+// struct of floats): five rounds of shuffles.
+template <class S, class Op>
+__device__ __forceinline__ S warp_reduce(S value, Op op) {
 #pragma unroll
   for (int offset = 16; offset > 0; offset >>= 1) value = op(value, shuffle_xor(value, offset));
   return value;
@@ -330,12 +330,10 @@ struct Moments {
       float count, offsets, squares;
     };
     const float shift = __shfl_sync(0xffffffffu, lane.mean, 0), d = lane.mean - shift;
-    Sums sums = {lane.count, lane.count * d, lane.deviations + lane.count * d * d};
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) {
-      const Sums other = shuffle_xor(sums, offset);
-      sums = {sums.count + other.count, sums.offsets + other.offsets, sums.squares + other.squares};
-    }
+    const Sums sums = warp_reduce(Sums{lane.count, lane.count * d, lane.deviations + lane.count * d * d},
+                                  [](const Sums& a, const Sums& b) -> Sums {
+                                    return {a.count + b.count, a.offsets + b.offsets, a.squares + b.squares};
+                                  });
     if (sums.count == 0.f) return identity();
     // __fdividef: 2 ulp in a few instructions, where '/' spends a dozen.
     const float mean_offset = __fdividef(sums.offsets, sums.count);
