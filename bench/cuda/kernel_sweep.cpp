@@ -60,10 +60,6 @@ constexpr Config kConfigs[] = {
 #undef OMNIRT_SWEEP_CONFIG
 };
 
-bool runs_dtype(const Config& config, int element_bytes) {
-  return kernels::row_list_has_dtype(config.list, element_bytes);
-}
-
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 // Threads per block and rows per block of `config` for rows of `row_packs`
@@ -234,7 +230,7 @@ std::vector<Candidate> Sweep::candidates(const OpCase& c, std::vector<KernelArgs
     }
   }
   for (const Config& config : kConfigs) {
-    if (!runs_dtype(config, element_bytes)) continue;
+    if (!kernels::row_list_has_dtype(config.list, element_bytes)) continue;
     const auto [block, rows_per_block] = block_shape(config, row_packs);
     if (block == 0) continue;
     for (const char* access : {"", "_cs"}) {

@@ -50,14 +50,10 @@ const RowConfig* config_of(int variant) {
   return nullptr;
 }
 
-bool has_dtype(const RowConfig& c, int element_bytes) {
-  return row_list_has_dtype(c.list, element_bytes);
-}
-
 // Does `op` over elements of `element_bytes` run `c` in the planner's
 // ordinary choice (kNormsWide is its fallback alone)?
 bool runs(const RowConfig& c, RowOp op, int element_bytes) {
-  if (!has_dtype(c, element_bytes)) return false;
+  if (!row_list_has_dtype(c.list, element_bytes)) return false;
   switch (c.use()) {
     case Use::kEveryOp: return true;
     case Use::kNorms: return op != RowOp::kSoftmax;
@@ -104,7 +100,7 @@ LaunchPlan block_per_row(const RowConfig& c, long long rows, long long packs, in
 LaunchPlan fewest_packs(Use use, RowOp op, int element_bytes, long long rows, long long packs, int most,
                         int most_packs = std::numeric_limits<int>::max()) {
   for (const RowConfig& c : kRowConfigs) {
-    const bool taken = use == Use::kNormsWide ? c.use() == use && has_dtype(c, element_bytes)
+    const bool taken = use == Use::kNormsWide ? c.use() == use && row_list_has_dtype(c.list, element_bytes)
                                                   : runs(c, op, element_bytes);
     if (c.lanes != 0 || !taken || c.packs > most_packs) continue;
     const LaunchPlan plan = block_per_row(c, rows, packs, most);
@@ -126,7 +122,7 @@ const char* variant_suffix(int variant) {
 
 bool variant_has_dtype(int variant, int element_bytes) {
   const RowConfig* c = config_of(variant);
-  return c == nullptr || has_dtype(*c, element_bytes);
+  return c == nullptr || row_list_has_dtype(c->list, element_bytes);
 }
 
 LaunchPlan plan_rows(RowOp op, long long rows, long long n, int element_bytes, bool aligned,
