@@ -83,6 +83,46 @@ __device__ __forceinline__ void load(const T* p, float (&out)[E]) {
   }
 }
 
+// 16 bytes holding T(value) in every element.
+template <class T>
+__device__ __forceinline__ uint4 pack_of(float value) {
+  uint4 raw;
+  T* elements = reinterpret_cast<T*>(&raw);
+#pragma unroll
+  for (int e = 0; e < kPack<T>; ++e) elements[e] = from_float<T>(value);
+  return raw;
+}
+
+// The 16 bytes at p (16-byte aligned) where `taken`, else `otherwise`: a
+// predicated load in the PTX itself, so that the row kernels' loads are
+// issued together by construction. A load guarded by an `if` is a branch
+// around it in the PTX, and whenever the code around such loads changed,
+// ptxas issued some of a row's loads only after the first ones' data had
+// come back (H200, cuobjdump: with rms_norm dividing by n approximately, f16
+// b4 issued its fourth load after converting the first three, and ran 24%
+// slower; layer_norm f32 w1 its second row's load after the first row's
+// shuffles). Against the guarded loads (cuda_kernel_bench, two calls in
+// opposite orders): layer_norm's block kernels 0.7-1.7% faster, softmax's
+// 16-bit rows of 128 1.0-2.0% and rms_norm f16 4096 x 4096 0.6-1.1% slower,
+// the other kernels it alone changes within +-0.6% (the norms' groups:
+// divide_statistic). Volatile, so that it stays after overlap_launch's wait.
+#define OMNIRT_PREDICATED_LOAD(LD, v, p, taken)                                         \
+  asm volatile("{ .reg .pred q; setp.ne.u32 q, %5, 0; @q " LD " {%0, %1, %2, %3}, [%4]; }" \
+               : "+r"(v.x), "+r"(v.y), "+r"(v.z), "+r"(v.w)                             \
+               : "l"(p), "r"(unsigned(taken))                                           \
+               : "memory")
+template <Access A>
+__device__ __forceinline__ uint4 load_pack_if(bool taken, const void* p, uint4 otherwise) {
+  uint4 v = otherwise;
+  if constexpr (A == Access::kStreaming) {
+    OMNIRT_PREDICATED_LOAD("ld.global.cs.v4.u32", v, p, taken);
+  } else {
+    OMNIRT_PREDICATED_LOAD("ld.global.v4.u32", v, p, taken);
+  }
+  return v;
+}
+#undef OMNIRT_PREDICATED_LOAD
+
 // Two floats as a pair of 16-bit T in one word, lo first: one conversion
 // instruction for both (F2FP), where converting each takes one apiece.
 __device__ __forceinline__ unsigned pair_bits(__half, float lo, float hi) {
@@ -167,11 +207,13 @@ template <class T, bool Packed>
 struct Held {
   static constexpr int E = kPack<T>;
   float f[E];
+  // The pack at p where `taken`, else `otherwise` in every element.
   template <Access A>
-  __device__ void load_from(const T* p) { load<A>(p, f); }
-  __device__ void fill(float value) {
+  __device__ void load_if(bool taken, const T* p, float otherwise) {
+    const uint4 raw = load_pack_if<A>(taken, p, pack_of<T>(otherwise));
+    const T* elements = reinterpret_cast<const T*>(&raw);
 #pragma unroll
-    for (int e = 0; e < E; ++e) f[e] = value;
+    for (int e = 0; e < E; ++e) f[e] = to_float(elements[e]);
   }
   __device__ void get(float (&out)[E]) const {
 #pragma unroll
@@ -188,14 +230,8 @@ struct Held<T, true> {
   static constexpr int E = kPack<T>;
   uint4 raw;
   template <Access A>
-  __device__ void load_from(const T* p) {
-    const uint4* pack = reinterpret_cast<const uint4*>(p);
-    raw = A == Access::kStreaming ? __ldcs(pack) : *pack;
-  }
-  __device__ void fill(float value) {
-    T* elements = reinterpret_cast<T*>(&raw);
-#pragma unroll
-    for (int e = 0; e < E; ++e) elements[e] = from_float<T>(value);
+  __device__ void load_if(bool taken, const T* p, float otherwise) {
+    raw = load_pack_if<A>(taken, p, pack_of<T>(otherwise));
   }
   // The volatile moves make each pass convert afresh: left to itself, nvcc
   // converts once and keeps the floats, which undoes the packing.
@@ -383,20 +419,22 @@ struct RowSlice {
   // Column of pack k; the whole pack is in the row when column < n (n % E == 0).
   __device__ int column(int k) const { return (k * lanes + lane) * E; }
   __device__ bool holds(int r, int k) const { return valid[r] && column(k) < n; }
+  // Elements of row r this thread holds.
+  __device__ float held(int r) const {
+    float count = 0.f;
+#pragma unroll
+    for (int k = 0; k < V; ++k) count += holds(r, k) ? float(E) : 0.f;
+    return count;
+  }
 
   // Loads this thread's packs of its rows of x; packs outside them get
-  // `fill`. Loads only: all R * V of them are in flight before the first use.
+  // `fill`. Loads only (predicated: load_pack_if): all R * V of them are in
+  // flight before the first use.
   __device__ void load_rows(const T* x, float fill, Pack (&v)[R][V]) const {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
 #pragma unroll
-      for (int k = 0; k < V; ++k) {
-        if (holds(r, k)) {
-          v[r][k].template load_from<A>(x + offset[r] + column(k));
-        } else {
-          v[r][k].fill(fill);
-        }
-      }
+      for (int k = 0; k < V; ++k) v[r][k].template load_if<A>(holds(r, k), x + offset[r] + column(k), fill);
     }
   }
 };
@@ -501,11 +539,7 @@ struct ColumnValues {
     if constexpr (Kept) {
 #pragma unroll
       for (int k = 0; k < V; ++k) {
-        if (s.column(k) < s.n) {
-          kept[k].template load_from<Access::kCached>(values + s.column(k));
-        } else {
-          kept[k].fill(0.f);
-        }
+        kept[k].template load_if<Access::kCached>(s.column(k) < s.n, values + s.column(k), 0.f);
       }
     }
   }
@@ -519,6 +553,22 @@ struct ColumnValues {
   }
 };
 
+// x / n for a statistic of a row op whose rows are shared by LANES lanes (0:
+// a block). Groups divide as __fdividef (2 ulp in a few instructions, where
+// '/' spends a dozen with its check for the slow path): their kernels are
+// bound by instruction issue as much as by memory (ncu, H200, layer_norm bf16
+// g16r4 at 524288 x 128: 69% of issue slots busy, 74% of DRAM bandwidth; 64%
+// and 8.7% fewer instructions so). cuda_kernel_bench, with load_pack_if,
+// against '/' and guarded loads, two calls: layer_norm's 16-bit rows of 128
+// 1.2-3.6% faster (bf16 524288 x 128 78.5-80.1% -> 80.2-81.8% of peak), f32
+// 0.0-1.3% slower. Blocks keep '/': b8h, at its bound of 64 registers,
+// spilled so.
+template <int LANES>
+__device__ __forceinline__ float divide_statistic(float x, float n) {
+  if constexpr (LANES > 0) return __fdividef(x, n);
+  return x / n;
+}
+
 template <class T, int V, int LANES, int R, Access A, bool Packed>
 __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ weight,
                               T* __restrict__ y, long long rows, long long n, float eps) {
@@ -530,7 +580,7 @@ __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ wei
     thread_reduce(v, scale, Sum{}, [](float a) { return a * a; });
     row_reduce<LANES>(scale, Sum{});
 #pragma unroll
-    for (int r = 0; r < R; ++r) scale[r] = rsqrtf(scale[r] / float(n) + eps);
+    for (int r = 0; r < R; ++r) scale[r] = rsqrtf(divide_statistic<LANES>(scale[r], float(n)) + eps);
     store_rows<A>(s, y, v, [&](int r, int k, int column, float (&pack)[E]) {
       float w[E];
       w_at.get(k, column, w);
@@ -552,20 +602,16 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
   RowSlice<T, V, LANES, R, A, Packed> s(n);
   const ColumnValues<T, V, kKeepsColumns<2, T, V, Packed>> w_at(s, weight), b_at(s, bias);
   for_each_step(s, x, rows, 0.f, [&](auto& v) {
-    float mean[R], count[R];
+    float mean[R];
     thread_reduce(v, mean, Sum{}, [](float a) { return a; });
+    if constexpr (LANES > 0) {
+      row_reduce<LANES>(mean, Sum{});
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-      count[r] = float(n);
-      if constexpr (LANES == 0) {  // this thread's part of the row
-        count[r] = 0.f;
+      for (int r = 0; r < R; ++r) mean[r] = divide_statistic<LANES>(mean[r], float(n));
+    } else {  // the mean of this thread's part of the row
 #pragma unroll
-        for (int k = 0; k < V; ++k) count[r] += s.holds(r, k) ? float(E) : 0.f;
-      }
+      for (int r = 0; r < R; ++r) mean[r] = s.held(r) > 0.f ? mean[r] / s.held(r) : 0.f;
     }
-    if constexpr (LANES > 0) row_reduce<LANES>(mean, Sum{});
-#pragma unroll
-    for (int r = 0; r < R; ++r) mean[r] = count[r] > 0.f ? mean[r] / count[r] : 0.f;
     float scale[R] = {};
     transform_reduce(s, v, scale, [&](int r, bool in_row, float& a, float& squares) {
       if (in_row) squares += (a - mean[r]) * (a - mean[r]);
@@ -575,13 +621,13 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
     } else {
 #pragma unroll
       for (int r = 0; r < R; ++r) {
-        const Moments row = block_merge(Moments{count[r], mean[r], scale[r]});
+        const Moments row = block_merge(Moments{s.held(r), mean[r], scale[r]});
         mean[r] = row.mean;
         scale[r] = row.deviations;
       }
     }
 #pragma unroll
-    for (int r = 0; r < R; ++r) scale[r] = rsqrtf(scale[r] / float(n) + eps);
+    for (int r = 0; r < R; ++r) scale[r] = rsqrtf(divide_statistic<LANES>(scale[r], float(n)) + eps);
     store_rows<A>(s, y, v, [&](int r, int k, int column, float (&pack)[E]) {
       float w[E], b[E];
       w_at.get(k, column, w);
