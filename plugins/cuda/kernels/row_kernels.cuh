@@ -102,10 +102,11 @@ __device__ __forceinline__ uint4 pack_of(float value) {
 // b4 issued its fourth load after converting the first three, and ran 24%
 // slower; layer_norm f32 w1 its second row's load after the first row's
 // shuffles). Against the guarded loads (cuda_kernel_bench, two calls in
-// opposite orders): layer_norm's block kernels 0.7-1.7% faster, softmax's
-// 16-bit rows of 128 1.0-2.0% and rms_norm f16 4096 x 4096 0.6-1.1% slower,
-// the other kernels it alone changes within +-0.6% (the norms' groups:
-// divide_statistic). Volatile, so that it stays after overlap_launch's wait.
+// opposite orders): layer_norm's b4 kernels 0.7-1.7% faster, softmax's
+// 16-bit rows of 128 1.0-2.0% and rms_norm 16-bit 4096 x 4096 0.6-1.1%
+// slower, the other kernels it alone changes within +-0.7% (the norms'
+// groups: divide_statistic). Volatile, so that it stays after
+// overlap_launch's wait.
 #define OMNIRT_PREDICATED_LOAD(LD, v, p, taken)                                         \
   asm volatile("{ .reg .pred q; setp.ne.u32 q, %5, 0; @q " LD " {%0, %1, %2, %3}, [%4]; }" \
                : "+r"(v.x), "+r"(v.y), "+r"(v.z), "+r"(v.w)                             \
