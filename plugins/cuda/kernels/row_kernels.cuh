@@ -67,6 +67,15 @@ template <RowConfigList L, class T>
 constexpr Access kListAccess =
     row_list_streams(L, int(sizeof(T))) ? Access::kStreaming : Access::kCached;
 
+// The elements of a 16-byte pack of T as floats.
+template <class T, int E>
+__device__ __forceinline__ void unpack(const uint4& raw, float (&out)[E]) {
+  static_assert(E == kPack<T>, "a pack is 16 bytes");
+  const T* elements = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+  for (int e = 0; e < E; ++e) out[e] = to_float(elements[e]);
+}
+
 // E elements at p as floats: one 16-byte access when E fills a pack (p is
 // then 16-byte aligned), a scalar one when E is 1.
 template <Access A = Access::kCached, class T, int E>
@@ -74,12 +83,8 @@ __device__ __forceinline__ void load(const T* p, float (&out)[E]) {
   if constexpr (E == 1) {
     out[0] = to_float(A == Access::kStreaming ? __ldcs(p) : *p);
   } else {
-    static_assert(E == kPack<T>, "a pack is 16 bytes");
     const uint4* pack = reinterpret_cast<const uint4*>(p);
-    const uint4 raw = A == Access::kStreaming ? __ldcs(pack) : *pack;
-    const T* elements = reinterpret_cast<const T*>(&raw);
-#pragma unroll
-    for (int e = 0; e < E; ++e) out[e] = to_float(elements[e]);
+    unpack<T>(A == Access::kStreaming ? __ldcs(pack) : *pack, out);
   }
 }
 
@@ -211,10 +216,7 @@ struct Held {
   // The pack at p where `taken`, else `otherwise` in every element.
   template <Access A>
   __device__ void load_if(bool taken, const T* p, float otherwise) {
-    const uint4 raw = load_pack_if<A>(taken, p, pack_of<T>(otherwise));
-    const T* elements = reinterpret_cast<const T*>(&raw);
-#pragma unroll
-    for (int e = 0; e < E; ++e) f[e] = to_float(elements[e]);
+    unpack<T>(load_pack_if<A>(taken, p, pack_of<T>(otherwise)), f);
   }
   __device__ void get(float (&out)[E]) const {
 #pragma unroll
@@ -242,9 +244,7 @@ struct Held<T, true> {
     asm volatile("mov.b32 %0, %1;" : "=r"(copy.y) : "r"(raw.y));
     asm volatile("mov.b32 %0, %1;" : "=r"(copy.z) : "r"(raw.z));
     asm volatile("mov.b32 %0, %1;" : "=r"(copy.w) : "r"(raw.w));
-    const T* elements = reinterpret_cast<const T*>(&copy);
-#pragma unroll
-    for (int e = 0; e < E; ++e) out[e] = to_float(elements[e]);
+    unpack<T>(copy, out);
   }
   __device__ void keep(const float (&)[E]) {}
 };
@@ -611,7 +611,10 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
       for (int r = 0; r < R; ++r) mean[r] = divide_statistic<LANES>(mean[r], float(n));
     } else {  // the mean of this thread's part of the row
 #pragma unroll
-      for (int r = 0; r < R; ++r) mean[r] = s.held(r) > 0.f ? mean[r] / s.held(r) : 0.f;
+      for (int r = 0; r < R; ++r) {
+        const float held = s.held(r);
+        mean[r] = held > 0.f ? mean[r] / held : 0.f;
+      }
     }
     float scale[R] = {};
     transform_reduce(s, v, scale, [&](int r, bool in_row, float& a, float& squares) {
