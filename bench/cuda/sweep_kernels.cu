@@ -77,13 +77,14 @@ OMNIRT_SWEEP_GEGLU_PACKS(OMNIRT_SWEEP_GEGLU)
 
 // softmax over 16-bit rows kept in shared memory: the plugin's (copied by
 // the engine on sm_90), omnirt_softmax_<dtype>_sh, and the threads loading
-// P packs each at once, omnirt_softmax_<dtype>_sh<P>.
+// P packs each at once, omnirt_softmax_<dtype>_sh<P>; both first have L2
+// prefetch the row (prefetch_first_row).
 OMNIRT_SHARED_ROW_SOFTMAX_KERNEL(f16, __half)
 OMNIRT_SHARED_ROW_SOFTMAX_KERNEL(bf16, __nv_bfloat16)
 #define OMNIRT_SWEEP_SHARED_DTYPE(dt, T, P)                                                            \
   extern "C" __global__ void __launch_bounds__(kSharedRowThreads)                                      \
       omnirt_softmax_##dt##_sh##P(const T* x, T* y, long long rows, long long n, long long) {          \
-    overlap_launch();                                                                                  \
+    overlap_launch([=] { prefetch_first_row(x, rows, n); });                                           \
     softmax_shared<T, P>(x, y, rows, n);                                                               \
   }
 #define OMNIRT_SWEEP_SHARED(P)                 \

@@ -176,11 +176,37 @@ __device__ __forceinline__ void store(T* p, const float (&in)[E]) {
 // early. The plugin launches with programmatic stream serialization on
 // sm_90 and later; launched without it, both are no-ops. (The H100's 64 MiB
 // cases, ~25 us kernels: 76% of peak without, 83% with; a plain copy of the
-// same bytes 77% and 84%.)
-__device__ __forceinline__ void overlap_launch() {
+// same bytes 77% and 84%.) `before_wait` runs between the two (sm_90 and
+// later; neither runs before): nothing that reads memory the previous kernel
+// may write, but prefetch_to_l2 may.
+template <class BeforeWait>
+__device__ __forceinline__ void overlap_launch(BeforeWait before_wait) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;");
+  before_wait();
   asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void overlap_launch() {
+  overlap_launch([] {});
+}
+
+// Has L2 fetch `bytes` (a multiple of 16) at `at` (16-byte aligned): one
+// bulk prefetch (sm_90 and later; nothing before). A hint that changes
+// nothing any load reads, so it may come before overlap_launch's wait even
+// where the previous kernel writes those bytes: every global write reaches
+// L2, the point of coherence, and the loads after the wait see it.
+// Used by softmax's "sh" alone (shared_row_softmax.cuh says why). H200,
+// cuda_kernel_bench, measured and not kept: every kernel prefetching its
+// block's first rows before the wait ran the 64 MiB cases 3-6% slower and
+// geglu 2-3% (the streaming references so gained nothing), f32 rows of 8192
+// 1.5% faster; layer_norm f32's k8 prefetching its block's next row each
+// step, before or after this row's loads, ran 4096 x 32000 6% and 3.7%
+// slower. Computed inline in the row kernels, the prefetch's address also
+// changed how ptxas compiled them (up to 35 registers more).
+__device__ __forceinline__ void prefetch_to_l2(const void* at, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(at), "r"(bytes));
 #endif
 }
 
