@@ -81,8 +81,8 @@
 // pairs; light on registers, so that several rows are in flight per SM
 // (H200, 4096 x 32000 f16: 72% of peak where the fastest register or loop
 // kernel reached 60%, in one sweep; 76-79% in cuda_kernel_bench since the
-// bulk-copy engine brings the row on sm_90 and later, f16 82% and bf16 79-80%
-// since L2 is first asked to prefetch it).
+// bulk-copy engine brings the row on sm_90 and later, 82-83% since L2 is
+// first asked to prefetch it and bf16 converts by shift and mask).
 //
 // Rows longer than the register configurations hold, or whose rows do not
 // start 16-byte aligned, run a loop kernel instead: a block per row that reads

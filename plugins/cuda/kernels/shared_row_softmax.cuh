@@ -18,18 +18,42 @@
 #define OMNIRT_PLUGINS_CUDA_KERNELS_SHARED_ROW_SOFTMAX_CUH_
 
 #include <cstdint>
+#include <type_traits>
 
 #include "row_kernels.cuh"
 
 namespace omnirt::cuda::kernels {
 
-// Adds the pack at `pack` to a thread's running (max, sum of exps). row_kernels.cuh's
-// load() reads it as one 16-byte access: reading its elements one by one from
-// shared memory ran bf16 4096 x 32000 1.4x slower on the H200.
+// The held pack at `pack` as floats, read as one 16-byte access (reading its
+// elements one by one from shared memory ran bf16 4096 x 32000 1.4x slower
+// on the H200). A bf16 is the high half of its float, so bf16 converts a
+// word's pair at once, its low element shifted up and its high one masked:
+// one instruction an element, where row_kernels.cuh's unpack() (through
+// __bfloat162float) takes 1.5, PRMT to extract, then shift (ncu, H200: bf16
+// ran 5.4% more instructions than f16 here so; cuda_kernel_bench, 4096 x
+// 32000: 131.3-131.8 us against 136.7-137.4). Not in unpack() itself: in the
+// register kernels ptxas then gave layer_norm bf16 g16r4 77 registers
+// instead of 64, a block per SM fewer.
+template <class T>
+__device__ __forceinline__ void held_floats(const uint4* pack, float (&out)[kPack<T>]) {
+  const uint4 raw = *pack;
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    const unsigned words[] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+      out[2 * w] = __uint_as_float(words[w] << 16);
+      out[2 * w + 1] = __uint_as_float(words[w] & 0xffff0000u);
+    }
+  } else {
+    unpack<T>(raw, out);
+  }
+}
+
+// Adds the held pack at `pack` to a thread's running (max, sum of exps).
 template <class T>
 __device__ __forceinline__ void add_pack(ExpSum& stats, const uint4* pack) {
   float v[kPack<T>];
-  load(reinterpret_cast<const T*>(pack), v);
+  held_floats<T>(pack, v);
   add_to(stats, v);
 }
 
@@ -41,7 +65,7 @@ __device__ __forceinline__ void write_held_softmax(const uint4* held, int packs,
   constexpr int E = kPack<T>;
   for (int p = threadIdx.x; p < packs; p += blockDim.x) {
     float v[E];
-    load(reinterpret_cast<const T*>(held + p), v);
+    held_floats<T>(held + p, v);
 #pragma unroll
     for (int e = 0; e < E; ++e) v[e] = exp_flushed(v[e] - top) * inverse;
     store(out + p * E, v);
