@@ -5,8 +5,8 @@
 // geglu as at::gelu then a multiply) and the streaming references (the least
 // work that moves the same bytes: stream_kernels.cuh) take turns in rounds;
 // a round enqueues enough calls for about 2 ms of GPU time between two CUDA
-// events, rotating over enough input sets that L2 cannot hold them, and is
-// timed when the second event completes. Printed per case: the medians in µs
+// events (after a first call outside them), rotating over enough input sets
+// that L2 cannot hold them, and is timed when the second event completes. Printed per case: the medians in µs
 // per call, the speedup (ATen / OmniRT), the bandwidth (bytes read + written
 // per call over time) and its fraction of the device's peak (2 x memory
 // clock x bus width / 8), the fastest reference's, OmniRT's bandwidth as a
