@@ -203,7 +203,18 @@ __device__ __forceinline__ void overlap_launch() {
 // 1.5% faster; layer_norm f32's k8 prefetching its block's next row each
 // step, before or after this row's loads, ran 4096 x 32000 6% and 3.7%
 // slower. Computed inline in the row kernels, the prefetch's address also
-// changed how ptxas compiled them (up to 35 registers more).
+// changed how ptxas compiled them (up to 35 registers more). Nor a bounded
+// one, though it takes ~0.9 us off a plain copy of 32 MiB (17.23 -> 16.35
+// us, diag kernels): the first blocks' first 4 MiB, with the row kernels
+// launching their dependents once their loads were back (not first thing,
+// which in a grid of two waves brings the next kernel, and its prefetch,
+// half the kernel early: 16-bit rms_norm and softmax 4096 x 4096 2.5-3.4%
+// slower so, one run). Against HEAD in one call, two runs each: the 32 MiB
+// cases 4-8% faster, rms_norm f32 65536 x 128, layer_norm f32 65536 x 128
+// and 4096 x 4096 and softmax f32 4096 x 4096 1.3-3.6%, but layer_norm f32
+// 4096 x 32000 2.1%, 16-bit layer_norm 4096 x 4096 and 32768 x 2048
+// 0.8-2.2%, 16-bit softmax 16384 x 8192 1.5% and softmax f32 524288 x 128
+// 1.1% slower, the last then no faster than ATen.
 __device__ __forceinline__ void prefetch_to_l2(const void* at, unsigned bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(at), "r"(bytes));
