@@ -6,12 +6,12 @@
 // work that moves the same bytes: stream_kernels.cuh) take turns in rounds;
 // a round enqueues enough calls for about 2 ms of GPU time between two CUDA
 // events (after a first call outside them), rotating over enough input sets
-// that L2 cannot hold them, and is timed when the second event completes. Printed per case: the medians in µs
-// per call, the speedup (ATen / OmniRT), the bandwidth (bytes read + written
-// per call over time) and its fraction of the device's peak (2 x memory
-// clock x bus width / 8), the fastest reference's, OmniRT's bandwidth as a
-// fraction of it, and whether OmniRT's result matches ATen's within the
-// tests' tolerance. The exit status is 1 when a result does not match.
+// that L2 cannot hold them, and is timed when the second event completes.
+// Printed per case: the medians in µs per call, the speedup (ATen /
+// OmniRT), the bandwidth (bytes read + written per call over time) and its
+// fraction of the device's peak (2 x memory clock x bus width / 8), the
+// fastest reference's, OmniRT's bandwidth as a fraction of it, and whether
+// OmniRT's result matches ATen's within the tests' tolerance. The exit status is 1 when a result does not match.
 //
 //   cuda_kernel_bench [SUBSTRING]           (only cases whose line contains it)
 //   cuda_kernel_bench --sweep [SUBSTRING]   (candidate kernels: kernel_sweep.h;
