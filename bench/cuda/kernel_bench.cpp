@@ -11,7 +11,8 @@
 // OmniRT), the bandwidth (bytes read + written per call over time) and its
 // fraction of the device's peak (2 x memory clock x bus width / 8), the
 // fastest reference's, OmniRT's bandwidth as a fraction of it, and whether
-// OmniRT's result matches ATen's within the tests' tolerance. The exit status is 1 when a result does not match.
+// OmniRT's result matches ATen's within the tests' tolerance. The exit
+// status is 1 when a result does not match.
 //
 //   cuda_kernel_bench [SUBSTRING]           (only cases whose line contains it)
 //   cuda_kernel_bench --sweep [SUBSTRING]   (candidate kernels: kernel_sweep.h;

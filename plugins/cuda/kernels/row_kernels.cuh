@@ -574,10 +574,11 @@ template <class T, int V, bool Kept, bool Unguarded = false>
 struct ColumnValues {
   using Pack = Held<T, sizeof(T) == 2>;
   const T* values;
+  const int n;  // the row's length
   Pack kept[Kept ? V : 1];
 
   template <class Slice>
-  __device__ ColumnValues(const Slice& s, const T* values_) : values(values_) {
+  __device__ ColumnValues(const Slice& s, const T* values_) : values(values_), n(s.n) {
     if constexpr (Kept) {
 #pragma unroll
       for (int k = 0; k < V; ++k) {
@@ -585,14 +586,14 @@ struct ColumnValues {
       }
     }
   }
-  // The parameter at pack k of this thread, at `column` of a row of n, as
-  // floats. Unguarded, a column past the row reads column 0, so that the
-  // caller needs no branch around it (store_rows), through the read-only
-  // path, which no store of the kernel can change: nothing then keeps a
-  // pack's loads after the previous pack's store. (H200, SASS: guarded,
-  // layer_norm 16-bit b4 loaded each pack's weight and bias after the
-  // previous pack's store, one L1 or L2 round trip a pack.)
-  __device__ void get(int k, int column, int n, float (&out)[Pack::E]) const {
+  // The parameter at pack k of this thread, at `column`, as floats.
+  // Unguarded, a column past the row reads column 0, so that the caller
+  // needs no branch around it (store_rows), through the read-only path,
+  // which no store of the kernel can change: nothing then keeps a pack's
+  // loads after the previous pack's store. (H200, SASS: guarded, layer_norm
+  // 16-bit b4 loaded each pack's weight and bias after the previous pack's
+  // store, one L1 or L2 round trip a pack.)
+  __device__ void get(int k, int column, float (&out)[Pack::E]) const {
     if constexpr (Kept) {
       kept[k].get(out);
     } else if constexpr (Unguarded) {
@@ -633,7 +634,7 @@ __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ wei
     for (int r = 0; r < R; ++r) scale[r] = rsqrtf(divide_statistic<LANES>(scale[r], float(n)) + eps);
     store_rows<A>(s, y, v, [&](int r, int k, int column, float (&pack)[E]) {
       float w[E];
-      w_at.get(k, column, s.n, w);
+      w_at.get(k, column, w);
 #pragma unroll
       for (int e = 0; e < E; ++e) pack[e] = pack[e] * scale[r] * w[e];
     });
@@ -690,8 +691,8 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
     for (int r = 0; r < R; ++r) scale[r] = rsqrtf(divide_statistic<LANES>(scale[r], float(n)) + eps);
     store_rows<A, kUnguarded>(s, y, v, [&](int r, int k, int column, float (&pack)[E]) {
       float w[E], b[E];
-      w_at.get(k, column, s.n, w);
-      b_at.get(k, column, s.n, b);
+      w_at.get(k, column, w);
+      b_at.get(k, column, b);
 #pragma unroll
       for (int e = 0; e < E; ++e) pack[e] = (pack[e] - mean[r]) * scale[r] * w[e] + b[e];
     });
