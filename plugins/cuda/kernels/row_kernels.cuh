@@ -570,7 +570,10 @@ constexpr bool kKeepsColumns = row_keeps_columns(Params, V, int(sizeof(T)), Pack
 // each use loads them again (from L1 or L2). For those not kept, H200,
 // cuda_kernel_bench: prefetching them into L1 at the start
 // (prefetch.global.L1) ran 15-108% slower (layer_norm 16-bit 524288 x 128
-// twice as long); copying layer_norm's b4 weight and bias into dynamic
+// twice as long), and in 16-bit layer_norm's b4 alone (a __noinline__
+// function: inline, or after the row's loads, it took 70-101 registers)
+// 4096 x 4096 21-24% and 32768 x 2048 84-86% slower, then slower than
+// ATen; copying layer_norm's b4 weight and bias into dynamic
 // shared memory at the start (cp.async, a thread's packs at places of its
 // own; no registers held) ran 16-bit 4096 x 4096 2.5-4.4% and 32768 x 2048
 // 3.5-3.8% slower, f32 16384 x 8192 7.3% (64 KiB a block), f32 4096 x 4096
