@@ -109,9 +109,10 @@ constexpr int kMinRowThreads = 64;
 /// --sweep). The f32 norms take kF32NormPacks first. More rows in flight
 /// per SM did not help the 16-bit rows of 4096 (H200, --sweep, layer_norm
 /// f16 4096 x 4096, b4 in 128 threads 18.8 us, 8 blocks per SM): two rows a
-/// block (128 registers, 4 blocks) 20.1 us; compiled for 10 or 12 blocks per
-/// SM (48 or 40 registers, spilling; packed 40) 20.7-20.9; b2 in 256
-/// threads 19.8. rms_norm and softmax there within +-1% so.
+/// block (128 registers, 4 blocks) 20.1 us; compiled for 10 blocks per SM
+/// (48 registers, spilling 32 bytes) 20.7, for 12 (40) 25.7, or 20.9 with
+/// the row packed; b2 in 256 threads 19.8. rms_norm and softmax there
+/// within +-1% so.
 constexpr int kPreferredRowThreads = 128;
 /// Packs a thread of the configuration rms_norm and layer_norm over f32 take
 /// first, in blocks of up to kMaxRowThreads (b4: rows of 2048 to 8192
@@ -165,7 +166,7 @@ constexpr bool row_list_streams(RowConfigList list, int element_bytes) {
 /// more registers already (w2: 40 -> 61, 2.8% slower at 65536 x 256); none
 /// for layer_norm's 16-bit kernels (g16r4: 64 -> 73, 3 blocks of 256 per SM
 /// instead of 4, 5.8-7.5% slower at 524288 x 128; b4 kept: 59 -> 93, 5
-/// blocks of 128 instead of 8, 4096 x 4096 18.6 -> 20.3 us in f16, 19.1 ->
+/// blocks of 128 instead of 8, 4096 x 4096 18.6 -> 20.3 us in f16, 19.0 ->
 /// 20.8 in bf16; kept beside a packed row, at 64 with spills, 18.8 and 19.9,
 /// and 16384 x 8192 136.2 against b8h's 132.7; H200, --sweep, two runs).
 constexpr int kept_column_registers(int params, int element_bytes) {
