@@ -20,6 +20,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <type_traits>
+
 #include "row_configs.h"
 
 namespace omnirt::cuda::kernels {
@@ -178,14 +180,24 @@ __device__ __forceinline__ void store(T* p, const float (&in)[E]) {
 // cases, ~25 us kernels: 76% of peak without, 83% with; a plain copy of the
 // same bytes 77% and 84%.) `before_wait` runs between the two (sm_90 and
 // later; neither runs before): nothing that reads memory the previous kernel
-// may write, but prefetch_to_l2 may.
-template <class BeforeWait>
-__device__ __forceinline__ void overlap_launch(BeforeWait before_wait) {
+// may write, but prefetch_to_l2 may. A kernel may instead launch its
+// dependents later (layer_norm_overlap): the two halves apart below.
+__device__ __forceinline__ void launch_dependents() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+template <class BeforeWait>
+__device__ __forceinline__ void wait_for_previous_kernel(BeforeWait before_wait) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   before_wait();
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
+}
+template <class BeforeWait>
+__device__ __forceinline__ void overlap_launch(BeforeWait before_wait) {
+  launch_dependents();
+  wait_for_previous_kernel(before_wait);
 }
 __device__ __forceinline__ void overlap_launch() {
   overlap_launch([] {});
@@ -196,7 +208,8 @@ __device__ __forceinline__ void overlap_launch() {
 // nothing any load reads, so it may come before overlap_launch's wait even
 // where the previous kernel writes those bytes: every global write reaches
 // L2, the point of coherence, and the loads after the wait see it.
-// Used by softmax's "sh" alone (shared_row_softmax.cuh says why). H200,
+// Used by softmax's "sh" (shared_row_softmax.cuh says why) and layer_norm's
+// f32 blocks (layer_norm_overlap). H200,
 // cuda_kernel_bench, measured and not kept: every kernel prefetching its
 // block's first rows before the wait ran the 64 MiB cases 3-6% slower and
 // geglu 2-3% (the streaming references so gained nothing), f32 rows of 8192
@@ -546,13 +559,18 @@ __device__ __forceinline__ void store_rows(const Slice& s, T* y, const Pack (&v)
 // slice s, v holding this thread's packs of its rows (packs outside them:
 // fill). A pass of a body reads v through Held::get and may keep what it
 // computed (Held::keep); where v is Packed, later passes compute it again.
-template <class Slice, class T, class Body>
+// LaunchAtLastStep: the block launches its dependents once its last step's
+// loads are issued (layer_norm_overlap), not at the kernel's start.
+template <bool LaunchAtLastStep = false, class Slice, class T, class Body>
 __device__ __forceinline__ void for_each_step(Slice& s, const T* x, long long rows, float fill,
                                               Body body) {
   for (long long first = s.first_step(); first < rows; first += s.step()) {
     s.at(first, rows);
     typename Slice::Packs v;
     s.load_rows(x, fill, v);
+    if constexpr (LaunchAtLastStep) {
+      if (first + s.step() >= rows) launch_dependents();
+    }
     body(v);
   }
 }
@@ -649,6 +667,40 @@ __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ wei
   });
 }
 
+// Whether layer_norm's kernel of V packs a thread in LANES lanes over T
+// overlaps the kernel before it by prefetching (layer_norm_overlap): the f32
+// blocks of up to kF32NormPacks packs a thread (b4). H200, cuda_kernel_bench,
+// three runs each against overlap_launch in each of three calls: 4096 x 4096
+// 79.1-79.6% -> 80.3-80.7% of peak, 16384 x 8192 85.4-86.1% -> 86.4-86.9%,
+// 32768 x 2048 84.9-85.6% -> 85.5-86.2%. Not the others: 16-bit rms_norm,
+// layer_norm and softmax 4096 x 4096 ran 5-8% slower so (4-6% prefetching in
+// a first wave's blocks alone), rms_norm f32 4096 x 4096 and softmax f32
+// 4096 x 4096 and 4096 x 32000 0.3-2.2%.
+template <class T, int V, int LANES>
+constexpr bool kLayerNormPrefetches = std::is_same_v<T, float> && LANES == 0 && V <= kF32NormPacks;
+
+// layer_norm's overlap_launch. Where kLayerNormPrefetches, the block's first
+// thread has L2 prefetch the block's first step before the wait, and the
+// block launches its dependents only once its last step's loads are issued
+// (for_each_step), so that the next kernel's blocks, and their prefetches,
+// come as this kernel's last rows are read. (4096 x 4096 launching late
+// without the prefetch ran 79.2%; launching first, then prefetching in a
+// first wave's blocks alone, 79.6-79.7%.)
+template <class T, int V, int LANES, int R>
+__device__ __forceinline__ void layer_norm_overlap(const T* x, long long rows, long long n) {
+  if constexpr (kLayerNormPrefetches<T, V, LANES>) {
+    wait_for_previous_kernel([=] {
+      const long long first = (long long)blockIdx.x * R;  // a block's first step: R rows
+      if (threadIdx.x == 0 && first < rows) {
+        const long long count = rows - first < R ? rows - first : R;
+        prefetch_to_l2(x + first * n, unsigned(count * n * sizeof(T)));
+      }
+    });
+  } else {
+    overlap_launch();
+  }
+}
+
 // Two passes over the registers: the variance of centred values does not
 // cancel catastrophically, and costs no second read of memory. A group takes
 // the row's mean, then the squares about it; a block merges each thread's
@@ -673,7 +725,7 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
   constexpr bool kKept = kKeepsColumns<2, T, V, Packed>;
   constexpr bool kUnguarded = sizeof(T) == 2 && LANES == 0 && V <= 4 && !kKept;
   const ColumnValues<T, V, kKept, kUnguarded> w_at(s, weight), b_at(s, bias);
-  for_each_step(s, x, rows, 0.f, [&](auto& v) {
+  for_each_step<kLayerNormPrefetches<T, V, LANES>>(s, x, rows, 0.f, [&](auto& v) {
     float mean[R];
     thread_reduce(v, mean, Sum{}, [](float a) { return a; });
     if constexpr (LANES > 0) {
@@ -1019,7 +1071,7 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
   }                                                                                                \
   extern "C" __global__ void BOUNDS omnirt_layer_norm_##dt##_##cfg(                                \
       const T* x, const T* w, const T* b, T* y, long long rows, long long n, float eps) {          \
-    overlap_launch();                                                                              \
+    layer_norm_overlap<T, V, LANES, R>(x, rows, n);                                                \
     layer_norm_rows<T, V, LANES, R, A, Packed>(x, w, b, y, rows, n, eps);                          \
   }                                                                                                \
   extern "C" __global__ void BOUNDS omnirt_softmax_##dt##_##cfg(                                   \
