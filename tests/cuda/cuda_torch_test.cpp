@@ -25,34 +25,47 @@ class CudaTorchTest : public ::testing::Test {
   const omnirt_backend_vtable& vt() const { return *plugin_.vt(); }
   omnirt_backend_state* st() const { return plugin_.state(); }
 
-  // Runs op `name` into a fresh tensor shaped like inputs[0], poisoned with
-  // NaN first so that an element the kernel does not write fails the check.
-  at::Tensor op(const std::string& name, const std::vector<at::Tensor>& inputs,
-                const std::vector<omnirt_op_attr>& attrs = {}) {
+  // Enqueues op `name` on the device's default stream, writing `out`.
+  void enqueue_op(const std::string& name, const std::vector<at::Tensor>& inputs, at::Tensor& out,
+                  const std::vector<omnirt_op_attr>& attrs = {}) {
     std::vector<DLTensor> in;
     for (const at::Tensor& t : inputs) in.push_back(dl_view(t));
-    at::Tensor out = torch::full_like(inputs[0], NAN);
     DLTensor dl_out = dl_view(out);
     EXPECT_EQ(vt().op_run(st(), name.c_str(), in.data(), in.size(), &dl_out, 1, attrs.data(),
                           attrs.size(), nullptr),
               OMNIRT_STATUS_OK)
-        << last_error();
+        << name << ": " << last_error();
+  }
+
+  // Runs op `name` into a fresh tensor shaped like inputs[0], poisoned with
+  // NaN first so that an element the kernel does not write fails the check.
+  at::Tensor op(const std::string& name, const std::vector<at::Tensor>& inputs,
+                const std::vector<omnirt_op_attr>& attrs = {}) {
+    at::Tensor out = torch::full_like(inputs[0], NAN);
+    enqueue_op(name, inputs, out, attrs);
     torch::cuda::synchronize();
     return out;
+  }
+
+  // `got`, op `name`'s result, against ATen computing in f32 on the same
+  // (rounded) inputs.
+  void expect_aten_result(const std::string& name, const std::vector<at::Tensor>& inputs,
+                          const at::Tensor& got, const std::vector<omnirt_op_attr>& attrs = {}) {
+    std::vector<at::Tensor> upcast;
+    for (const at::Tensor& t : inputs) upcast.push_back(t.to(torch::kFloat));
+    const at::Tensor want = aten_op(name, upcast, attrs);
+    const at::Tensor got_f32 = got.to(torch::kFloat);
+    const double tol = op_tolerance(inputs[0].scalar_type());
+    EXPECT_TRUE(torch::allclose(got_f32, want, tol, tol))
+        << name << (attrs.empty() ? "" : std::string(" ") + attrs[0].name) << ": max abs error "
+        << (got_f32 - want).abs().max().item<float>() << ", NaNs "
+        << got_f32.isnan().sum().item<int64_t>();
   }
 
   // `op` on `inputs` against ATen computing in f32 on the same (rounded) inputs.
   void expect_matches_aten(const std::string& name, const std::vector<at::Tensor>& inputs,
                            const std::vector<omnirt_op_attr>& attrs = {}) {
-    std::vector<at::Tensor> upcast;
-    for (const at::Tensor& t : inputs) upcast.push_back(t.to(torch::kFloat));
-    const at::Tensor want = aten_op(name, upcast, attrs);
-    const at::Tensor got = op(name, inputs, attrs).to(torch::kFloat);
-    const double tol = op_tolerance(inputs[0].scalar_type());
-    EXPECT_TRUE(torch::allclose(got, want, tol, tol))
-        << name << (attrs.empty() ? "" : std::string(" ") + attrs[0].name) << ": max abs error "
-        << (got - want).abs().max().item<float>() << ", NaNs "
-        << got.isnan().sum().item<int64_t>();
+    expect_aten_result(name, inputs, op(name, inputs, attrs), attrs);
   }
 
   CudaPlugin plugin_;
@@ -119,6 +132,43 @@ TEST_F(CudaTorchTest, KernelsTakeUnalignedTensors) {
       std::vector<at::Tensor> inputs = op_inputs(name, {16, 512}, opts);
       for (at::Tensor& t : inputs) t = unaligned(t);
       expect_matches_aten(name, inputs);
+    }
+  }
+}
+
+// Ops on one stream, each reading what the op before it wrote, with nothing
+// between them: on sm_90 and later every kernel lets the next one start
+// before it ends (programmatic dependent launch), and layer_norm's f32
+// blocks ask L2 to prefetch their rows before waiting for the kernel before
+// them, so a kernel that read its input early would read the NaN every
+// output starts as. Each step is checked against ATen on the step before's
+// result. Rows of 4096 run whole blocks (layer_norm f32's prefetching),
+// 128 groups of lanes, 20000 the norms' wide f32 and packed 16-bit blocks
+// and softmax's f32 b16 and 16-bit shared-memory rows.
+TEST_F(CudaTorchTest, ChainedOpsReadWhatTheOpBeforeWrote) {
+  constexpr int kSteps = 9;
+  const char* const kOps[] = {"layer_norm", "softmax", "rms_norm"};
+  for (at::ScalarType type : {at::kFloat, at::kHalf, at::kBFloat16}) {
+    const auto opts = torch::TensorOptions().device(torch::kCUDA).dtype(type);
+    for (const std::vector<int64_t>& shape :
+         std::vector<std::vector<int64_t>>{{2048, 4096}, {70000, 128}, {64, 20000}}) {
+      SCOPED_TRACE(std::string(dtype_name(type)) + " " + c10::str(at::IntArrayRef(shape)));
+      const std::vector<at::Tensor> given = op_inputs("layer_norm", shape, opts);  // x, weight, bias
+      std::vector<at::Tensor> steps = {given[0]};
+      for (int i = 0; i < kSteps; ++i) steps.push_back(torch::full_like(given[0], NAN));
+      auto inputs_of = [&](int i) {
+        const std::string name = kOps[i % 3];
+        if (name == "softmax") return std::vector<at::Tensor>{steps[i]};
+        if (name == "rms_norm") return std::vector<at::Tensor>{steps[i], given[1]};
+        return std::vector<at::Tensor>{steps[i], given[1], given[2]};
+      };
+      torch::cuda::synchronize();  // the inputs and the poison are in place
+      for (int i = 0; i < kSteps; ++i) enqueue_op(kOps[i % 3], inputs_of(i), steps[i + 1]);
+      torch::cuda::synchronize();
+      for (int i = 0; i < kSteps; ++i) {
+        SCOPED_TRACE("step " + std::to_string(i));
+        expect_aten_result(kOps[i % 3], inputs_of(i), steps[i + 1]);
+      }
     }
   }
 }
