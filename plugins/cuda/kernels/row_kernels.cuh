@@ -234,6 +234,14 @@ __device__ __forceinline__ void prefetch_to_l2(const void* at, unsigned bytes) {
 #endif
 }
 
+// Has L2 fetch the block's first row of x (rows of n; its only one on a grid
+// of a block per row, the plugin's), by the block's first thread: a kernel
+// of a row a block asks so before overlap_launch's wait.
+template <class T>
+__device__ __forceinline__ void prefetch_first_row(const T* x, long long rows, long long n) {
+  if (threadIdx.x == 0 && blockIdx.x < rows) prefetch_to_l2(x + blockIdx.x * n, unsigned(n * sizeof(T)));
+}
+
 // e^x for softmax: ex2.approx.ftz of x log2(e), one multiply and one MUFU.
 // __expf is the same approximation but, compiled without -ftz, also steers
 // results below FLT_MIN around the flush, which costs instructions on every
@@ -667,35 +675,31 @@ __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ wei
   });
 }
 
-// Whether layer_norm's kernel of V packs a thread in LANES lanes over T
-// overlaps the kernel before it by prefetching (layer_norm_overlap): the f32
-// blocks of up to kF32NormPacks packs a thread (b4). H200, cuda_kernel_bench,
-// three runs each against overlap_launch in each of three calls: 4096 x 4096
+// Whether layer_norm's kernel of V packs a thread in LANES lanes, R rows at
+// a time, over T overlaps the kernel before it by prefetching
+// (layer_norm_overlap): the f32 blocks of a row each and up to
+// kF32NormPacks packs a thread (b4). H200, cuda_kernel_bench, three runs
+// each against overlap_launch in each of three calls: 4096 x 4096
 // 79.1-79.6% -> 80.3-80.7% of peak, 16384 x 8192 85.4-86.1% -> 86.4-86.9%,
 // 32768 x 2048 84.9-85.6% -> 85.5-86.2%. Not the others: 16-bit rms_norm,
 // layer_norm and softmax 4096 x 4096 ran 5-8% slower so (4-6% prefetching in
 // a first wave's blocks alone), rms_norm f32 4096 x 4096 and softmax f32
 // 4096 x 4096 and 4096 x 32000 0.3-2.2%.
-template <class T, int V, int LANES>
-constexpr bool kLayerNormPrefetches = std::is_same_v<T, float> && LANES == 0 && V <= kF32NormPacks;
+template <class T, int V, int LANES, int R>
+constexpr bool kLayerNormPrefetches =
+    std::is_same_v<T, float> && LANES == 0 && R == 1 && V <= kF32NormPacks;
 
 // layer_norm's overlap_launch. Where kLayerNormPrefetches, the block's first
-// thread has L2 prefetch the block's first step before the wait, and the
-// block launches its dependents only once its last step's loads are issued
-// (for_each_step), so that the next kernel's blocks, and their prefetches,
+// thread has L2 prefetch the block's row before the wait (prefetch_first_row),
+// and the block launches its dependents only once its last step's loads are
+// issued (for_each_step), so that the next kernel's blocks, and their prefetches,
 // come as this kernel's last rows are read. (4096 x 4096 launching late
 // without the prefetch ran 79.2%; launching first, then prefetching in a
 // first wave's blocks alone, 79.6-79.7%.)
 template <class T, int V, int LANES, int R>
 __device__ __forceinline__ void layer_norm_overlap(const T* x, long long rows, long long n) {
-  if constexpr (kLayerNormPrefetches<T, V, LANES>) {
-    wait_for_previous_kernel([=] {
-      const long long first = (long long)blockIdx.x * R;  // a block's first step: R rows
-      if (threadIdx.x == 0 && first < rows) {
-        const long long count = rows - first < R ? rows - first : R;
-        prefetch_to_l2(x + first * n, unsigned(count * n * sizeof(T)));
-      }
-    });
+  if constexpr (kLayerNormPrefetches<T, V, LANES, R>) {
+    wait_for_previous_kernel([=] { prefetch_first_row(x, rows, n); });
   } else {
     overlap_launch();
   }
@@ -725,7 +729,7 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
   constexpr bool kKept = kKeepsColumns<2, T, V, Packed>;
   constexpr bool kUnguarded = sizeof(T) == 2 && LANES == 0 && V <= 4 && !kKept;
   const ColumnValues<T, V, kKept, kUnguarded> w_at(s, weight), b_at(s, bias);
-  for_each_step<kLayerNormPrefetches<T, V, LANES>>(s, x, rows, 0.f, [&](auto& v) {
+  for_each_step<kLayerNormPrefetches<T, V, LANES, R>>(s, x, rows, 0.f, [&](auto& v) {
     float mean[R];
     thread_reduce(v, mean, Sum{}, [](float a) { return a; });
     if constexpr (LANES > 0) {

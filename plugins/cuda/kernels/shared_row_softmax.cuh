@@ -103,17 +103,12 @@ __device__ void softmax_shared(const T* __restrict__ x, T* __restrict__ y, long 
   }
 }
 
-// Has L2 fetch the block's first row (its only one on a grid of a block per
-// row, the plugin's), by the block's first thread, before the row is copied
-// or loaded: H200, cuda_kernel_bench, 4096 x 32000, bulk copied on sm_90,
-// three runs each: f16 132.2-133.2 us against 138.3-140.4 without (bf16
-// 136.7-137.9 against 139.2-141.3); 133.4-135.0 prefetching right before the
-// copy, after overlap_launch's wait; copying the row in four pieces instead
-// of one (no prefetch) ran f16 141.0-141.2.
-template <class T>
-__device__ __forceinline__ void prefetch_first_row(const T* x, long long rows, long long n) {
-  if (threadIdx.x == 0 && blockIdx.x < rows) prefetch_to_l2(x + blockIdx.x * n, unsigned(n * sizeof(T)));
-}
+// "sh" has L2 prefetch the block's first row (prefetch_first_row) before
+// the row is copied or loaded: H200, cuda_kernel_bench, 4096 x 32000, bulk
+// copied on sm_90, three runs each: f16 132.2-133.2 us against 138.3-140.4
+// without (bf16 136.7-137.9 against 139.2-141.3); 133.4-135.0 prefetching
+// right before the copy, after overlap_launch's wait; copying the row in
+// four pieces instead of one (no prefetch) ran f16 141.0-141.2.
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 
