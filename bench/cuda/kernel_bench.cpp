@@ -11,8 +11,9 @@
 // OmniRT), the bandwidth (bytes read + written per call over time) and its
 // fraction of the device's peak (2 x memory clock x bus width / 8), the
 // fastest reference's, OmniRT's bandwidth as a fraction of it, and whether
-// OmniRT's result matches ATen's within the tests' tolerance. The exit
-// status is 1 when a result does not match.
+// OmniRT's result matches ATen's within the tests' tolerance and every
+// reference wrote the bytes it claims to move. The exit status is 1 when a
+// result does not match.
 //
 //   cuda_kernel_bench [SUBSTRING]           (only cases whose line contains it)
 //   cuda_kernel_bench --sweep [SUBSTRING]   (candidate kernels: kernel_sweep.h;
@@ -67,6 +68,7 @@ struct StreamReference {
   int inputs = 1;
   size_t bytes = 0;  // read and written per call
   std::vector<std::function<void(int)>> variants;
+  std::vector<std::string> names;  // of variants' kernels
 };
 
 StreamReference stream_reference(const BenchFatbin& fatbin, const std::string& op,
@@ -91,6 +93,7 @@ StreamReference stream_reference(const BenchFatbin& fatbin, const std::string& o
   for (const auto& [p, grid] : {std::pair{1, all}, std::pair{2, fill}, std::pair{4, fill}}) {
     const std::string name = "omnirt_stream" + std::to_string(ref.inputs) + "_p" + std::to_string(p);
     const void* function = fatbin.function(name);
+    ref.names.push_back(name);
     ref.variants.push_back([=](int i) {
       Args& a = (*args)[size_t(i) % args->size()];
       void* pointers[] = {&a.a, &a.b, &a.y, &a.packs};
@@ -98,6 +101,26 @@ StreamReference stream_reference(const BenchFatbin& fatbin, const std::string& o
     });
   }
   return ref;
+}
+
+// Whether each streaming reference wrote what it claims into output 0 (set
+// 0's x, or geglu's a ^ b, bit for bit) over an output of NaN: a reference
+// that moved less would make every kernel look further from the memory's
+// limit than it is. The names of those that did not, or "".
+std::string references_not_moving_their_bytes(const StreamReference& ref,
+                                              const std::vector<std::vector<at::Tensor>>& sets,
+                                              at::Tensor& output) {
+  const auto bits = output.element_size() == 4 ? torch::kInt32 : torch::kInt16;
+  const at::Tensor want = ref.inputs == 1 ? sets[0][0].view(bits)
+                                          : at::bitwise_xor(sets[0][0].view(bits), sets[0][1].view(bits));
+  std::string wrong;
+  for (size_t v = 0; v < ref.variants.size(); ++v) {
+    output.fill_(NAN);
+    ref.variants[v](0);
+    torch::cuda::synchronize();
+    if (!at::equal(output.view(bits), want)) wrong += (wrong.empty() ? "" : ",") + ref.names[v];
+  }
+  return wrong;
 }
 
 struct Totals {
@@ -137,17 +160,20 @@ void run_case(CudaPlugin& plugin, const BenchFatbin& fatbin, const OpCase& c, co
   const double ours = medians[0], theirs = medians[1];
   const double ref_seconds = *std::min_element(medians.begin() + 2, medians.end());
 
+  const std::string wrong_references = references_not_moving_their_bytes(ref, sets, outputs[0]);
   // OmniRT's output of set 0 (the references wrote over it) against ATen's result on set 0.
   omnirt(0);
   aten(0);
   torch::cuda::synchronize();
   const double tol = op_tolerance(c.dtype);
   const at::Tensor got = outputs[0].to(torch::kFloat), want = aten_result.to(torch::kFloat);
-  const bool ok = status == OMNIRT_STATUS_OK && torch::allclose(got, want, tol, tol);
+  const bool matches = status == OMNIRT_STATUS_OK && torch::allclose(got, want, tol, tol);
+  const bool ok = matches && wrong_references.empty();
   const std::string check = status != OMNIRT_STATUS_OK ? "FAILED: " + last_error()
-                            : ok ? "ok"
-                                 : "MISMATCH: max abs error " +
-                                       std::to_string((got - want).abs().max().item<float>());
+                            : !matches ? "MISMATCH: max abs error " +
+                                             std::to_string((got - want).abs().max().item<float>())
+                            : ok       ? "ok"
+                                       : "REFERENCE WROTE OTHER BYTES: " + wrong_references;
 
   const double mib = double(bytes) / (1 << 20);
   const double gbs = double(bytes) / ours / 1e9, aten_gbs = double(bytes) / theirs / 1e9;
@@ -236,7 +262,8 @@ int main(int argc, char** argv) {
       run_case(plugin, fatbin, c, peak, prop, totals);
     }
     std::printf("# %d cases: %d slower than ATen; %d of %d cases of >= 64 MiB under 80%% of peak (%d of them "
-                "at >= %.2f of their streaming reference); %d results not matching ATen\n",
+                "at >= %.2f of their streaming reference); %d results not matching ATen (or, for a reference, "
+                "the bytes it moves)\n",
                 totals.cases, totals.slower, totals.big_under_80, totals.big, totals.big_under_80_near_ref,
                 kNearReference, totals.mismatches);
     return totals.mismatches == 0 ? 0 : 1;
