@@ -709,12 +709,21 @@ __device__ __forceinline__ void layer_norm_overlap(const T* x, long long rows, l
 // cancel catastrophically, and costs no second read of memory. A group takes
 // the row's mean, then the squares about it; a block merges each thread's
 // Moments. Where 16-bit b4 loses to rms_norm and softmax at 4096 x 4096
-// (0.92-0.94 of the streaming reference against 0.97-0.98) is not found:
+// (0.90-0.93 of the streaming reference against 0.97) is not found:
 // ncu (H200, at its 1.4 GHz clocks) counts 10.0M warp instructions to
 // softmax's 7.7M and rms_norm's 5.8M, issue 64% busy, but an instruction
 // an element fewer in the output ((x - mean) scale as x scale + shift, two
 // FMAs with w and b) left its fraction of the reference unchanged (two
 // runs); nor do more rows per SM or kept weight and bias help (row_configs.h).
+// A plain f16 kernel (diag, H200, same process, three calls: 128 threads,
+// four packs held as read, two block sums, its first load 4 instructions
+// after the wait where this one's is 68) ran 77.0-77.8% of the peak against
+// this one's 75.1-75.6%; holding floats or loading predicated left it there,
+// reading n at run time alone took it to 74.2%. Measured here and not kept:
+// the block's statistics as two block sums (f16 +0.2-0.4 points, bf16
+// +0.6-0.9, f32 b4 4096 x 4096 2.6% slower), one step instead of the loop
+// (no change), the addresses computed before the wait (ptxas puts the wait
+// first all the same).
 template <class T, int V, int LANES, int R, Access A, bool Packed>
 __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ weight,
                                 const T* __restrict__ bias, T* __restrict__ y, long long rows,
