@@ -721,7 +721,7 @@ __device__ __forceinline__ void layer_norm_overlap(const T* x, long long rows, l
 // this one's 75.1-75.6%; holding floats or loading predicated left it there,
 // reading n at run time alone took it to 74.2%. Measured here and not kept:
 // the block's statistics as two block sums (f16 +0.2-0.4 points, bf16
-// +0.6-0.9, f32 b4 4096 x 4096 2.6% slower), one step instead of the loop
+// +0.5-0.9, f32 b4 4096 x 4096 2.6% slower), one step instead of the loop
 // (no change), the addresses computed before the wait (ptxas puts the wait
 // first all the same).
 template <class T, int V, int LANES, int R, Access A, bool Packed>
