@@ -15,6 +15,18 @@
 
 namespace omnirt::cuda::kernels {
 
+// Pack k of what a reference moves: x's, or a ^ b with two inputs.
+template <int Inputs>
+__device__ __forceinline__ uint4 stream_input(const uint4* __restrict__ a, const uint4* __restrict__ b,
+                                              long long k) {
+  uint4 v = a[k];
+  if constexpr (Inputs == 2) {
+    const uint4 w = b[k];
+    v = {v.x ^ w.x, v.y ^ w.y, v.z ^ w.z, v.w ^ w.w};
+  }
+  return v;
+}
+
 template <int Inputs, int P>
 __device__ void stream(const uint4* __restrict__ a, const uint4* __restrict__ b, uint4* __restrict__ y,
                        long long packs) {
@@ -25,11 +37,7 @@ __device__ void stream(const uint4* __restrict__ a, const uint4* __restrict__ b,
     for (int u = 0; u < P; ++u) {
       const long long k = i + u * step;
       if (k >= packs) continue;
-      v[u] = a[k];
-      if constexpr (Inputs == 2) {
-        const uint4 w = b[k];
-        v[u] = {v[u].x ^ w.x, v[u].y ^ w.y, v[u].z ^ w.z, v[u].w ^ w.w};
-      }
+      v[u] = stream_input<Inputs>(a, b, k);
     }
 #pragma unroll
     for (int u = 0; u < P; ++u) {
@@ -46,13 +54,7 @@ template <int Inputs>
 __device__ void stream_one_pack(const uint4* __restrict__ a, const uint4* __restrict__ b,
                                 uint4* __restrict__ y, long long packs) {
   const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= packs) return;
-  uint4 v = a[i];
-  if constexpr (Inputs == 2) {
-    const uint4 w = b[i];
-    v = {v.x ^ w.x, v.y ^ w.y, v.z ^ w.z, v.w ^ w.w};
-  }
-  y[i] = v;
+  if (i < packs) y[i] = stream_input<Inputs>(a, b, i);
 }
 
 }  // namespace omnirt::cuda::kernels
