@@ -180,8 +180,9 @@ __device__ __forceinline__ void store(T* p, const float (&in)[E]) {
 // cases, ~25 us kernels: 76% of peak without, 83% with; a plain copy of the
 // same bytes 77% and 84%.) `before_wait` runs between the two (sm_90 and
 // later; neither runs before): nothing that reads memory the previous kernel
-// may write, but prefetch_to_l2 may. A kernel may instead launch its
-// dependents later (layer_norm_overlap): the two halves apart below.
+// may write, but prefetch_to_l2 may. The two halves apart below: the row
+// kernels launch their dependents first (or, layer_norm_launch, later) and
+// wait in begin_steps, after setting up their first step.
 __device__ __forceinline__ void launch_dependents() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;");
@@ -209,7 +210,7 @@ __device__ __forceinline__ void overlap_launch() {
 // where the previous kernel writes those bytes: every global write reaches
 // L2, the point of coherence, and the loads after the wait see it.
 // Used by softmax's "sh" (shared_row_softmax.cuh says why) and layer_norm's
-// f32 blocks (layer_norm_overlap). H200,
+// f32 blocks (layer_norm_launch). H200,
 // cuda_kernel_bench, measured and not kept: every kernel prefetching its
 // block's first rows before the wait ran the 64 MiB cases 3-6% slower and
 // geglu 2-3% (the streaming references so gained nothing), f32 rows of 8192
@@ -446,9 +447,26 @@ struct Moments {
 // rows its group works on in the current step of the grid-stride loop, and
 // which packs of them it holds. Every thread of a block takes every step, so
 // that the shuffles and barriers of row_reduce see all of them.
+// Most packs a thread of a whole-block configuration that sets up its first
+// step before the wait (RowSlice::kAnchored): more spend registers on the
+// addresses (softmax f32 b16: 94 -> 128, spilling 168 bytes).
+constexpr int kAnchoredPacks = 4;
+
 template <class T, int V, int LANES, int R, Access A, bool Packed>
 struct RowSlice {
   static constexpr int E = kPack<T>;
+  // Whether the block's first step is set up before the wait for the
+  // previous kernel (begin_steps: its load addresses and predicates, which
+  // ptxas otherwise computes after the wait, 60-90 instructions between it
+  // and the first load). H200, cuda_kernel_bench, three runs each against
+  // waiting first: rms_norm 16-bit 4096 x 4096 (b4) 78.6-78.8% -> 80.1-80.6%
+  // of peak, softmax 16-bit rows of 128 (g16) 1.2-3.0% faster; the others
+  // within +-0.6%. Whole-block configurations of up to kAnchoredPacks packs
+  // and groups holding two packs a thread: more rows or packs a group took
+  // up to 14 registers more (layer_norm f16 g16r4 64 -> 76: 3 blocks of 256
+  // per SM instead of 4), and w1r1's one pack ran softmax f32 524288 x 128
+  // 0.7% slower.
+  static constexpr bool kAnchored = (LANES == 0 && V <= kAnchoredPacks) || (LANES > 0 && R * V == 2);
   using Pack = Held<T, Packed>;
   using Packs = Pack[R][V];  // this thread's packs of its rows in one step
   const int lanes = LANES > 0 ? LANES : int(blockDim.x);
@@ -458,6 +476,10 @@ struct RowSlice {
   const int n;                // row length; at most lanes * V * E, so an int
   long long offset[R] = {};   // of each of this step's rows
   bool valid[R] = {};         // is there such a row?
+  // Where kAnchored, this step's packs of x and whether each is in its row,
+  // as the loads take them.
+  const T* pack_at[R][V] = {};
+  unsigned taken[R][V] = {};
 
   __device__ explicit RowSlice(long long row_length) : n(int(row_length)) {}
 
@@ -465,15 +487,40 @@ struct RowSlice {
   __device__ long long rows_per_step() const { return groups * R; }
   __device__ long long first_step() const { return blockIdx.x * rows_per_step(); }
   __device__ long long step() const { return gridDim.x * rows_per_step(); }
-  // Moves to the step that starts at row `first`: the group's R rows follow
-  // each other, so that together they are one stretch of memory.
-  __device__ void at(long long first, long long rows) {
+  // Moves to the step that starts at row `first` of x: the group's R rows
+  // follow each other, so that together they are one stretch of memory.
+  __device__ void at(long long first, long long rows, const T* x) {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const long long row = first + group * R + r;
       valid[r] = row < rows;
       offset[r] = row * n;
+      if constexpr (kAnchored) {
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+          pack_at[r][k] = x + offset[r] + column(k);
+          taken[r][k] = holds(r, k);
+        }
+      }
     }
+  }
+  // Shared stores of the loads' addresses and predicates (kAnchored): placed
+  // before overlap's wait, they keep their computation before it, where
+  // ptxas otherwise issues the wait first and computes them after it.
+  __device__ void anchor() const {
+    static_assert(kAnchored, "the addresses are kept where kAnchored");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __shared__ unsigned long long sink;
+    const unsigned to = unsigned(__cvta_generic_to_shared(&sink));
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        asm volatile("st.shared.b64 [%0], %1;" ::"r"(to), "l"(pack_at[r][k]) : "memory");
+        asm volatile("st.shared.b32 [%0], %1;" ::"r"(to), "r"(taken[r][k]) : "memory");
+      }
+    }
+#endif
   }
   // Column of pack k; the whole pack is in the row when column < n (n % E == 0).
   __device__ int column(int k) const { return (k * lanes + lane) * E; }
@@ -493,7 +540,13 @@ struct RowSlice {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
 #pragma unroll
-      for (int k = 0; k < V; ++k) v[r][k].template load_if<A>(holds(r, k), x + offset[r] + column(k), fill);
+      for (int k = 0; k < V; ++k) {
+        if constexpr (kAnchored) {
+          v[r][k].template load_if<A>(taken[r][k], pack_at[r][k], fill);
+        } else {
+          v[r][k].template load_if<A>(holds(r, k), x + offset[r] + column(k), fill);
+        }
+      }
     }
   }
 };
@@ -568,18 +621,44 @@ __device__ __forceinline__ void store_rows(const Slice& s, T* y, const Pack (&v)
 // fill). A pass of a body reads v through Held::get and may keep what it
 // computed (Held::keep); where v is Packed, later passes compute it again.
 // LaunchAtLastStep: the block launches its dependents once its last step's
-// loads are issued (layer_norm_overlap), not at the kernel's start.
+// loads are issued (layer_norm_launch), not at the kernel's start.
+// Waits for the previous kernel (wait_for_previous_kernel, before_wait
+// first); false: the block has no rows. Where kAnchored, s first moves to
+// the block's first step, its load addresses computed before the wait
+// (RowSlice::anchor); otherwise for_each_step moves it.
+template <class Slice, class T, class BeforeWait>
+__device__ __forceinline__ bool begin_steps(Slice& s, const T* x, long long rows, BeforeWait before_wait) {
+  if (s.first_step() >= rows) return false;
+  if constexpr (Slice::kAnchored) {
+    s.at(s.first_step(), rows, x);
+    s.anchor();
+  }
+  wait_for_previous_kernel(before_wait);
+  return true;
+}
 template <bool LaunchAtLastStep = false, class Slice, class T, class Body>
 __device__ __forceinline__ void for_each_step(Slice& s, const T* x, long long rows, float fill,
                                               Body body) {
-  for (long long first = s.first_step(); first < rows; first += s.step()) {
-    s.at(first, rows);
+  const auto take_step = [&](long long first) {
     typename Slice::Packs v;
     s.load_rows(x, fill, v);
     if constexpr (LaunchAtLastStep) {
       if (first + s.step() >= rows) launch_dependents();
     }
     body(v);
+  };
+  if constexpr (Slice::kAnchored) {  // begin_steps moved s to the first step
+    for (long long first = s.first_step();;) {
+      take_step(first);
+      first += s.step();
+      if (first >= rows) break;
+      s.at(first, rows, x);
+    }
+  } else {
+    for (long long first = s.first_step(); first < rows; first += s.step()) {
+      s.at(first, rows, x);
+      take_step(first);
+    }
   }
 }
 
@@ -659,6 +738,7 @@ __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ wei
                               T* __restrict__ y, long long rows, long long n, float eps) {
   constexpr int E = kPack<T>;
   RowSlice<T, V, LANES, R, A, Packed> s(n);
+  if (!begin_steps(s, x, rows, [] {})) return;
   const ColumnValues<T, V, kKeepsColumns<1, T, V, Packed>> w_at(s, weight);
   for_each_step(s, x, rows, 0.f, [&](auto& v) {
     float scale[R];
@@ -677,7 +757,7 @@ __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ wei
 
 // Whether layer_norm's kernel of V packs a thread in LANES lanes, R rows at
 // a time, over T overlaps the kernel before it by prefetching
-// (layer_norm_overlap): the f32 blocks of a row each and up to
+// (layer_norm_launch): the f32 blocks of a row each and up to
 // kF32NormPacks packs a thread (b4). H200, cuda_kernel_bench, three runs
 // each against overlap_launch in each of three calls: 4096 x 4096
 // 79.1-79.6% -> 80.3-80.7% of peak, 16384 x 8192 85.4-86.1% -> 86.4-86.9%,
@@ -689,26 +769,28 @@ template <class T, int V, int LANES, int R>
 constexpr bool kLayerNormPrefetches =
     std::is_same_v<T, float> && LANES == 0 && R == 1 && V <= kF32NormPacks;
 
-// layer_norm's overlap_launch. Where kLayerNormPrefetches, the block's first
-// thread has L2 prefetch the block's row before the wait (prefetch_first_row),
-// and the block launches its dependents only once its last step's loads are
-// issued (for_each_step), so that the next kernel's blocks, and their prefetches,
-// come as this kernel's last rows are read. (4096 x 4096 launching late
-// without the prefetch ran 79.2%; launching first, then prefetching in a
-// first wave's blocks alone, 79.6-79.7%.)
+// layer_norm's launch_dependents, first thing where not
+// kLayerNormPrefetches. Where it is, the block's first thread has L2
+// prefetch the block's row before the wait (layer_norm_rows' begin_steps,
+// prefetch_first_row), and the block launches its dependents only once its
+// last step's loads are issued (for_each_step), so that the next kernel's
+// blocks, and their prefetches, come as this kernel's last rows are read.
+// (4096 x 4096 launching late without the prefetch ran 79.2%; launching
+// first, then prefetching in a first wave's blocks alone, 79.6-79.7%.)
 template <class T, int V, int LANES, int R>
-__device__ __forceinline__ void layer_norm_overlap(const T* x, long long rows, long long n) {
-  if constexpr (kLayerNormPrefetches<T, V, LANES, R>) {
-    wait_for_previous_kernel([=] { prefetch_first_row(x, rows, n); });
-  } else {
-    overlap_launch();
-  }
+__device__ __forceinline__ void layer_norm_launch() {
+  if constexpr (!kLayerNormPrefetches<T, V, LANES, R>) launch_dependents();
 }
 
 // Two passes over the registers: the variance of centred values does not
-// cancel catastrophically, and costs no second read of memory. A group takes
-// the row's mean, then the squares about it; a block merges each thread's
-// Moments. Where 16-bit b4 loses to rms_norm and softmax at 4096 x 4096
+// cancel catastrophically, and costs no second read of memory. A group, and
+// a 16-bit block, takes the row's mean, then the squares about it; an f32
+// block merges each thread's Moments (two block sums ran f32 b4 4096 x 4096
+// 2.6% slower; 16-bit 4096 x 4096, with its first step set up before the
+// wait, f16 74.8-74.9% -> 75.0% of peak, bf16 73.3-73.4% -> 73.9-74.0%).
+// Setting up the first step before the wait (RowSlice::kAnchored) ran 16-bit
+// b4 1 point slower with Moments' merge, where ptxas moved the
+// instructions it saved before the loads to after them. Where 16-bit b4 loses to rms_norm and softmax at 4096 x 4096
 // (0.90-0.93 of the streaming reference against 0.97) is not found:
 // ncu (H200, at its 1.4 GHz clocks) counts 10.0M warp instructions to
 // softmax's 7.7M and rms_norm's 5.8M, issue 64% busy, but an instruction
@@ -720,16 +802,19 @@ __device__ __forceinline__ void layer_norm_overlap(const T* x, long long rows, l
 // after the wait where this one's is 68) ran 77.0-77.8% of the peak against
 // this one's 75.1-75.6%; holding floats or loading predicated left it there,
 // reading n at run time alone took it to 74.2%. Measured here and not kept:
-// the block's statistics as two block sums (f16 +0.2-0.4 points, bf16
-// +0.5-0.9, f32 b4 4096 x 4096 2.6% slower), one step instead of the loop
-// (no change), the addresses computed before the wait (ptxas puts the wait
-// first all the same).
+// one step instead of the loop (no change); the statistics in one pass, as
+// sums of x - x[0] and their squares (2 points slower).
 template <class T, int V, int LANES, int R, Access A, bool Packed>
 __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ weight,
                                 const T* __restrict__ bias, T* __restrict__ y, long long rows,
                                 long long n, float eps) {
   constexpr int E = kPack<T>;
   RowSlice<T, V, LANES, R, A, Packed> s(n);
+  if (!begin_steps(s, x, rows, [=] {
+        if constexpr (kLayerNormPrefetches<T, V, LANES, R>) prefetch_first_row(x, rows, n);
+      })) {
+    return;
+  }
   // 16-bit blocks of up to 4 packs a thread (whose weight and bias are not
   // kept) load them unguarded (ColumnValues): H200, cuda_kernel_bench, two
   // runs each against guarded in one call, 4096 x 4096 and 32768 x 2048
@@ -741,7 +826,7 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
   for_each_step<kLayerNormPrefetches<T, V, LANES, R>>(s, x, rows, 0.f, [&](auto& v) {
     float mean[R];
     thread_reduce(v, mean, Sum{}, [](float a) { return a; });
-    if constexpr (LANES > 0) {
+    if constexpr (LANES > 0 || sizeof(T) == 2) {
       row_reduce<LANES>(mean, Sum{});
 #pragma unroll
       for (int r = 0; r < R; ++r) mean[r] = divide_statistic<LANES>(mean[r], float(n));
@@ -756,7 +841,7 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
     transform_reduce(s, v, scale, [&](int r, bool in_row, float& a, float& squares) {
       if (in_row) squares += (a - mean[r]) * (a - mean[r]);
     });
-    if constexpr (LANES > 0) {
+    if constexpr (LANES > 0 || sizeof(T) == 2) {
       row_reduce<LANES>(scale, Sum{});
     } else {
 #pragma unroll
@@ -785,6 +870,7 @@ __device__ void softmax_rows(const T* __restrict__ x, T* __restrict__ y, long lo
                              long long n) {
   constexpr int E = kPack<T>;
   RowSlice<T, V, LANES, R, A, Packed> s(n);
+  if (!begin_steps(s, x, rows, [] {})) return;
   for_each_step(s, x, rows, -INFINITY, [&](auto& v) {
     float top[R], sum[R] = {};
     thread_reduce(v, top, Max{}, [](float a) { return a; });
@@ -1069,7 +1155,8 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 // sweep). Within a dtype every kernel of an op takes the same arguments, so
 // the planner can pick any of them (softmax's "sh", shared_row_softmax.cuh,
 // also takes its row's bytes of dynamic shared memory). Every kernel starts
-// with overlap_launch.
+// with overlap_launch, or launch_dependents (layer_norm_launch) and the wait
+// in begin_steps.
 // A: the Access of x and y; Packed: whether the row is held in its 16-bit
 // form (Held), a literal true or false: packed kernels are bounded to two
 // blocks per SM (64 registers a thread), the point of packing.
@@ -1079,17 +1166,17 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 #define OMNIRT_ROW_KERNELS_BOUNDED(dt, T, cfg, LANES, V, R, A, Packed, BOUNDS)                     \
   extern "C" __global__ void BOUNDS omnirt_rms_norm_##dt##_##cfg(                                  \
       const T* x, const T* w, T* y, long long rows, long long n, float eps) {                      \
-    overlap_launch();                                                                              \
+    launch_dependents();                                                                           \
     rms_norm_rows<T, V, LANES, R, A, Packed>(x, w, y, rows, n, eps);                               \
   }                                                                                                \
   extern "C" __global__ void BOUNDS omnirt_layer_norm_##dt##_##cfg(                                \
       const T* x, const T* w, const T* b, T* y, long long rows, long long n, float eps) {          \
-    layer_norm_overlap<T, V, LANES, R>(x, rows, n);                                                \
+    layer_norm_launch<T, V, LANES, R>();                                                           \
     layer_norm_rows<T, V, LANES, R, A, Packed>(x, w, b, y, rows, n, eps);                          \
   }                                                                                                \
   extern "C" __global__ void BOUNDS omnirt_softmax_##dt##_##cfg(                                   \
       const T* x, T* y, long long rows, long long n, long long) {                                  \
-    overlap_launch();                                                                              \
+    launch_dependents();                                                                           \
     softmax_rows<T, V, LANES, R, A, Packed>(x, y, rows, n);                                        \
   }
 
