@@ -460,13 +460,15 @@ struct RowSlice {
   // ptxas otherwise computes after the wait, 60-90 instructions between it
   // and the first load). H200, cuda_kernel_bench, three runs each against
   // waiting first: rms_norm 16-bit 4096 x 4096 (b4) 78.6-78.8% -> 80.1-80.6%
-  // of peak, softmax 16-bit rows of 128 (g16) 1.2-3.0% faster; the others
-  // within +-0.6%. Whole-block configurations of up to kAnchoredPacks packs
-  // and groups holding two packs a thread: more rows or packs a group took
-  // up to 14 registers more (layer_norm f16 g16r4 64 -> 76: 3 blocks of 256
-  // per SM instead of 4), and w1r1's one pack ran softmax f32 524288 x 128
-  // 0.7% slower.
-  static constexpr bool kAnchored = (LANES == 0 && V <= kAnchoredPacks) || (LANES > 0 && R * V == 2);
+  // of peak, softmax 16-bit rows of 128 (g16) 1.2-3.0% faster, layer_norm
+  // f32 65536 x 128 (w1) 77.7-77.8% -> 78.5-78.6%. 16-bit blocks of up to
+  // kAnchoredPacks packs, and groups holding two packs a thread: f32's
+  // blocks ran 0.2-0.6% slower so (rms_norm 4096 x 4096 the most), more
+  // rows or packs a group took up to 14 registers more (layer_norm f16
+  // g16r4 64 -> 76: 3 blocks of 256 per SM instead of 4), and w1r1's one
+  // pack ran softmax f32 524288 x 128 0.7% slower.
+  static constexpr bool kAnchored =
+      (LANES == 0 && V <= kAnchoredPacks && sizeof(T) == 2) || (LANES > 0 && R * V == 2);
   using Pack = Held<T, Packed>;
   using Packs = Pack[R][V];  // this thread's packs of its rows in one step
   const int lanes = LANES > 0 ? LANES : int(blockDim.x);
