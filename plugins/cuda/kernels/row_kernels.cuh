@@ -443,15 +443,15 @@ struct Moments {
 // 4096-wide f16 softmax 76% -> 80% of peak merged; merging in groups was
 // slower, f32 softmax over rows of 128 82% -> 74%.)
 
-// This thread's place in a register configuration (row_configs.h): the R
-// rows its group works on in the current step of the grid-stride loop, and
-// which packs of them it holds. Every thread of a block takes every step, so
-// that the shuffles and barriers of row_reduce see all of them.
 // Most packs a thread of a whole-block configuration that sets up its first
 // step before the wait (RowSlice::kAnchored): more spend registers on the
 // addresses (softmax f32 b16: 94 -> 128, spilling 168 bytes).
 constexpr int kAnchoredPacks = 4;
 
+// This thread's place in a register configuration (row_configs.h): the R
+// rows its group works on in the current step of the grid-stride loop, and
+// which packs of them it holds. Every thread of a block takes every step, so
+// that the shuffles and barriers of row_reduce see all of them.
 template <class T, int V, int LANES, int R, Access A, bool Packed>
 struct RowSlice {
   static constexpr int E = kPack<T>;
@@ -461,12 +461,15 @@ struct RowSlice {
   // and the first load). H200, cuda_kernel_bench, three runs each against
   // waiting first: rms_norm 16-bit 4096 x 4096 (b4) 78.6-78.8% -> 80.1-80.6%
   // of peak, softmax 16-bit rows of 128 (g16) 1.2-3.0% faster, layer_norm
-  // f32 65536 x 128 (w1) 77.7-77.8% -> 78.5-78.6%. 16-bit blocks of up to
+  // f32 65536 x 128 (w1) 77.7-77.8% -> 78.3-78.7%. 16-bit blocks of up to
   // kAnchoredPacks packs, and groups holding two packs a thread: f32's
   // blocks ran 0.2-0.6% slower so (rms_norm 4096 x 4096 the most), more
   // rows or packs a group took up to 14 registers more (layer_norm f16
   // g16r4 64 -> 76: 3 blocks of 256 per SM instead of 4), and w1r1's one
-  // pack ran softmax f32 524288 x 128 0.7% slower.
+  // pack ran softmax f32 524288 x 128 0.7% slower. Not separated: rms_norm's
+  // 16-bit b4 so takes 74 registers (64 before), 6 blocks per SM instead of
+  // 8, and in the diag probe the same kernel at 64 registers (dividing by n
+  // approximately) gained 0.4 points where it gained 1.8.
   static constexpr bool kAnchored =
       (LANES == 0 && V <= kAnchoredPacks && sizeof(T) == 2) || (LANES > 0 && R * V == 2);
   using Pack = Held<T, Packed>;
@@ -618,18 +621,13 @@ __device__ __forceinline__ void store_rows(const Slice& s, T* y, const Pack (&v)
 
 // --- register configurations: one read of each row --------------------------
 
-// The grid-stride loop of a register configuration: body(v) once per step of
-// slice s, v holding this thread's packs of its rows (packs outside them:
-// fill). A pass of a body reads v through Held::get and may keep what it
-// computed (Held::keep); where v is Packed, later passes compute it again.
-// LaunchAtLastStep: the block launches its dependents once its last step's
-// loads are issued (layer_norm_launch), not at the kernel's start.
 // Waits for the previous kernel (wait_for_previous_kernel, before_wait
 // first); false: the block has no rows. Where kAnchored, s first moves to
 // the block's first step, its load addresses computed before the wait
 // (RowSlice::anchor); otherwise for_each_step moves it.
 template <class Slice, class T, class BeforeWait>
-__device__ __forceinline__ bool begin_steps(Slice& s, const T* x, long long rows, BeforeWait before_wait) {
+__device__ __forceinline__ bool begin_steps(Slice& s, const T* x, long long rows,
+                                            BeforeWait before_wait) {
   if (s.first_step() >= rows) return false;
   if constexpr (Slice::kAnchored) {
     s.at(s.first_step(), rows, x);
@@ -638,6 +636,13 @@ __device__ __forceinline__ bool begin_steps(Slice& s, const T* x, long long rows
   wait_for_previous_kernel(before_wait);
   return true;
 }
+
+// The grid-stride loop of a register configuration, after begin_steps:
+// body(v) once per step of slice s, v holding this thread's packs of its rows (packs outside them:
+// fill). A pass of a body reads v through Held::get and may keep what it
+// computed (Held::keep); where v is Packed, later passes compute it again.
+// LaunchAtLastStep: the block launches its dependents once its last step's
+// loads are issued (layer_norm_launch), not at the kernel's start.
 template <bool LaunchAtLastStep = false, class Slice, class T, class Body>
 __device__ __forceinline__ void for_each_step(Slice& s, const T* x, long long rows, float fill,
                                               Body body) {
@@ -789,19 +794,21 @@ __device__ __forceinline__ void layer_norm_launch() {
 // a 16-bit block, takes the row's mean, then the squares about it; an f32
 // block merges each thread's Moments (two block sums ran f32 b4 4096 x 4096
 // 2.6% slower; 16-bit 4096 x 4096, with its first step set up before the
-// wait, f16 74.8-74.9% -> 75.0% of peak, bf16 73.3-73.4% -> 73.9-74.0%).
-// Setting up the first step before the wait (RowSlice::kAnchored) ran 16-bit
-// b4 1 point slower with Moments' merge, where ptxas moved the
-// instructions it saved before the loads to after them. Where 16-bit b4 loses to rms_norm and softmax at 4096 x 4096
-// (0.90-0.93 of the streaming reference against 0.97) is not found:
-// ncu (H200, at its 1.4 GHz clocks) counts 10.0M warp instructions to
+// wait, f16 as fast, 74.8-75.1% of peak, bf16 73.3-73.4% -> 73.6-74.0%).
+// With Moments' merge, setting up the first step before the wait
+// (RowSlice::kAnchored) ran 16-bit b4 1 point slower (diag, same process):
+// ptxas moved the instructions it took from before the loads to after them.
+// Where 16-bit b4 loses to rms_norm and softmax at 4096 x 4096 (0.90-0.93
+// of the streaming reference against 0.97) is not found: ncu (H200, at its
+// 1.4 GHz clocks) counts 10.0M warp instructions to
 // softmax's 7.7M and rms_norm's 5.8M, issue 64% busy, but an instruction
 // an element fewer in the output ((x - mean) scale as x scale + shift, two
 // FMAs with w and b) left its fraction of the reference unchanged (two
 // runs); nor do more rows per SM or kept weight and bias help (row_configs.h).
 // A plain f16 kernel (diag, H200, same process, three calls: 128 threads,
 // four packs held as read, two block sums, its first load 4 instructions
-// after the wait where this one's is 68) ran 77.0-77.8% of the peak against
+// after the wait where this one's was 68, 12 since kAnchored) ran
+// 77.0-77.8% of the peak against
 // this one's 75.1-75.6%; holding floats or loading predicated left it there,
 // reading n at run time alone took it to 74.2%. Measured here and not kept:
 // one step instead of the loop (no change); the statistics in one pass, as
