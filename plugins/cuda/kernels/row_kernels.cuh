@@ -181,8 +181,9 @@ __device__ __forceinline__ void store(T* p, const float (&in)[E]) {
 // same bytes 77% and 84%.) `before_wait` runs between the two (sm_90 and
 // later; neither runs before): nothing that reads memory the previous kernel
 // may write, but prefetch_to_l2 may. The two halves apart below: the row
-// kernels launch their dependents first (or, layer_norm_launch, later) and
-// wait in begin_steps, after setting up their first step.
+// kernels launch their dependents first (layer_norm's f32 blocks later:
+// layer_norm_rows) and wait in begin_steps, after setting up their first
+// step.
 __device__ __forceinline__ void launch_dependents() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;");
@@ -210,7 +211,7 @@ __device__ __forceinline__ void overlap_launch() {
 // where the previous kernel writes those bytes: every global write reaches
 // L2, the point of coherence, and the loads after the wait see it.
 // Used by softmax's "sh" (shared_row_softmax.cuh says why) and layer_norm's
-// f32 blocks (layer_norm_launch). H200,
+// f32 blocks (layer_norm_rows). H200,
 // cuda_kernel_bench, measured and not kept: every kernel prefetching its
 // block's first rows before the wait ran the 64 MiB cases 3-6% slower and
 // geglu 2-3% (the streaming references so gained nothing), f32 rows of 8192
@@ -237,7 +238,7 @@ __device__ __forceinline__ void prefetch_to_l2(const void* at, unsigned bytes) {
 
 // Has L2 fetch the block's first row of x (rows of n; its only one on a grid
 // of a block per row, the plugin's), by the block's first thread: a kernel
-// of a row a block asks so before overlap_launch's wait.
+// of a row a block asks so before its wait for the previous kernel.
 template <class T>
 __device__ __forceinline__ void prefetch_first_row(const T* x, long long rows, long long n) {
   if (threadIdx.x == 0 && blockIdx.x < rows) prefetch_to_l2(x + blockIdx.x * n, unsigned(n * sizeof(T)));
@@ -510,7 +511,7 @@ struct RowSlice {
     }
   }
   // Shared stores of the loads' addresses and predicates (kAnchored): placed
-  // before overlap's wait, they keep their computation before it, where
+  // before begin_steps' wait, they keep their computation before it, where
   // ptxas otherwise issues the wait first and computes them after it.
   __device__ void anchor() const {
     static_assert(kAnchored, "the addresses are kept where kAnchored");
@@ -642,7 +643,7 @@ __device__ __forceinline__ bool begin_steps(Slice& s, const T* x, long long rows
 // fill). A pass of a body reads v through Held::get and may keep what it
 // computed (Held::keep); where v is Packed, later passes compute it again.
 // LaunchAtLastStep: the block launches its dependents once its last step's
-// loads are issued (layer_norm_launch), not at the kernel's start.
+// loads are issued (layer_norm_rows), not at the kernel's start.
 template <bool LaunchAtLastStep = false, class Slice, class T, class Body>
 __device__ __forceinline__ void for_each_step(Slice& s, const T* x, long long rows, float fill,
                                               Body body) {
@@ -744,6 +745,7 @@ template <class T, int V, int LANES, int R, Access A, bool Packed>
 __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ weight,
                               T* __restrict__ y, long long rows, long long n, float eps) {
   constexpr int E = kPack<T>;
+  launch_dependents();
   RowSlice<T, V, LANES, R, A, Packed> s(n);
   if (!begin_steps(s, x, rows, [] {})) return;
   const ColumnValues<T, V, kKeepsColumns<1, T, V, Packed>> w_at(s, weight);
@@ -764,7 +766,7 @@ __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ wei
 
 // Whether layer_norm's kernel of V packs a thread in LANES lanes, R rows at
 // a time, over T overlaps the kernel before it by prefetching
-// (layer_norm_launch): the f32 blocks of a row each and up to
+// (layer_norm_rows): the f32 blocks of a row each and up to
 // kF32NormPacks packs a thread (b4). H200, cuda_kernel_bench, three runs
 // each against overlap_launch in each of three calls: 4096 x 4096
 // 79.1-79.6% -> 80.3-80.7% of peak, 16384 x 8192 85.4-86.1% -> 86.4-86.9%,
@@ -775,19 +777,6 @@ __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ wei
 template <class T, int V, int LANES, int R>
 constexpr bool kLayerNormPrefetches =
     std::is_same_v<T, float> && LANES == 0 && R == 1 && V <= kF32NormPacks;
-
-// layer_norm's launch_dependents, first thing where not
-// kLayerNormPrefetches. Where it is, the block's first thread has L2
-// prefetch the block's row before the wait (layer_norm_rows' begin_steps,
-// prefetch_first_row), and the block launches its dependents only once its
-// last step's loads are issued (for_each_step), so that the next kernel's
-// blocks, and their prefetches, come as this kernel's last rows are read.
-// (4096 x 4096 launching late without the prefetch ran 79.2%; launching
-// first, then prefetching in a first wave's blocks alone, 79.6-79.7%.)
-template <class T, int V, int LANES, int R>
-__device__ __forceinline__ void layer_norm_launch() {
-  if constexpr (!kLayerNormPrefetches<T, V, LANES, R>) launch_dependents();
-}
 
 // Two passes over the registers: the variance of centred values does not
 // cancel catastrophically, and costs no second read of memory. A group, and
@@ -818,9 +807,22 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
                                 const T* __restrict__ bias, T* __restrict__ y, long long rows,
                                 long long n, float eps) {
   constexpr int E = kPack<T>;
+  // Launches its dependents first thing where not kLayerNormPrefetches.
+  // Where it is, the block's first thread has L2 prefetch the block's row
+  // before the wait (prefetch_first_row), and the block launches its
+  // dependents only once its last step's loads are issued (for_each_step),
+  // so that the next kernel's blocks, and their prefetches, come as this
+  // kernel's last rows are read. (4096 x 4096 launching late without the
+  // prefetch ran 79.2%; launching first, then prefetching in a first wave's
+  // blocks alone, 79.6-79.7%.)
+  constexpr bool kPrefetches = kLayerNormPrefetches<T, V, LANES, R>;
+  // Groups and 16-bit blocks reduce the row's sum, then its squares about
+  // the mean; f32 blocks merge each thread's Moments.
+  constexpr bool kRowSums = LANES > 0 || sizeof(T) == 2;
+  if constexpr (!kPrefetches) launch_dependents();
   RowSlice<T, V, LANES, R, A, Packed> s(n);
   if (!begin_steps(s, x, rows, [=] {
-        if constexpr (kLayerNormPrefetches<T, V, LANES, R>) prefetch_first_row(x, rows, n);
+        if constexpr (kPrefetches) prefetch_first_row(x, rows, n);
       })) {
     return;
   }
@@ -832,10 +834,10 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
   constexpr bool kKept = kKeepsColumns<2, T, V, Packed>;
   constexpr bool kUnguarded = sizeof(T) == 2 && LANES == 0 && V <= 4 && !kKept;
   const ColumnValues<T, V, kKept, kUnguarded> w_at(s, weight), b_at(s, bias);
-  for_each_step<kLayerNormPrefetches<T, V, LANES, R>>(s, x, rows, 0.f, [&](auto& v) {
+  for_each_step<kPrefetches>(s, x, rows, 0.f, [&](auto& v) {
     float mean[R];
     thread_reduce(v, mean, Sum{}, [](float a) { return a; });
-    if constexpr (LANES > 0 || sizeof(T) == 2) {
+    if constexpr (kRowSums) {
       row_reduce<LANES>(mean, Sum{});
 #pragma unroll
       for (int r = 0; r < R; ++r) mean[r] = divide_statistic<LANES>(mean[r], float(n));
@@ -850,7 +852,7 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
     transform_reduce(s, v, scale, [&](int r, bool in_row, float& a, float& squares) {
       if (in_row) squares += (a - mean[r]) * (a - mean[r]);
     });
-    if constexpr (LANES > 0 || sizeof(T) == 2) {
+    if constexpr (kRowSums) {
       row_reduce<LANES>(scale, Sum{});
     } else {
 #pragma unroll
@@ -878,6 +880,7 @@ template <class T, int V, int LANES, int R, Access A, bool Packed>
 __device__ void softmax_rows(const T* __restrict__ x, T* __restrict__ y, long long rows,
                              long long n) {
   constexpr int E = kPack<T>;
+  launch_dependents();
   RowSlice<T, V, LANES, R, A, Packed> s(n);
   if (!begin_steps(s, x, rows, [] {})) return;
   for_each_step(s, x, rows, -INFINITY, [&](auto& v) {
@@ -1163,9 +1166,10 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 // C names, looked up by cuda_kernels.cpp (and by name by the kernel bench's
 // sweep). Within a dtype every kernel of an op takes the same arguments, so
 // the planner can pick any of them (softmax's "sh", shared_row_softmax.cuh,
-// also takes its row's bytes of dynamic shared memory). Every kernel starts
-// with overlap_launch, or launch_dependents (layer_norm_launch) and the wait
-// in begin_steps.
+// also takes its row's bytes of dynamic shared memory). The loop, column
+// and geglu kernels start with overlap_launch; the register configurations'
+// row functions launch their dependents first (layer_norm's f32 blocks
+// later) and wait in begin_steps.
 // A: the Access of x and y; Packed: whether the row is held in its 16-bit
 // form (Held), a literal true or false: packed kernels are bounded to two
 // blocks per SM (64 registers a thread), the point of packing.
@@ -1175,17 +1179,14 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 #define OMNIRT_ROW_KERNELS_BOUNDED(dt, T, cfg, LANES, V, R, A, Packed, BOUNDS)                     \
   extern "C" __global__ void BOUNDS omnirt_rms_norm_##dt##_##cfg(                                  \
       const T* x, const T* w, T* y, long long rows, long long n, float eps) {                      \
-    launch_dependents();                                                                           \
     rms_norm_rows<T, V, LANES, R, A, Packed>(x, w, y, rows, n, eps);                               \
   }                                                                                                \
   extern "C" __global__ void BOUNDS omnirt_layer_norm_##dt##_##cfg(                                \
       const T* x, const T* w, const T* b, T* y, long long rows, long long n, float eps) {          \
-    layer_norm_launch<T, V, LANES, R>();                                                           \
     layer_norm_rows<T, V, LANES, R, A, Packed>(x, w, b, y, rows, n, eps);                          \
   }                                                                                                \
   extern "C" __global__ void BOUNDS omnirt_softmax_##dt##_##cfg(                                   \
       const T* x, T* y, long long rows, long long n, long long) {                                  \
-    launch_dependents();                                                                           \
     softmax_rows<T, V, LANES, R, A, Packed>(x, y, rows, n);                                        \
   }
 
