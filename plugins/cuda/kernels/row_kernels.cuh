@@ -710,10 +710,11 @@ struct ColumnValues {
   // The parameter at pack k of this thread, at `column`, as floats.
   // Unguarded, a column past the row reads column 0, so that the caller
   // needs no branch around it (store_rows), through the read-only path,
-  // which no store of the kernel can change: nothing then keeps a pack's
-  // loads after the previous pack's store. (H200, SASS: guarded, layer_norm
-  // 16-bit b4 loaded each pack's weight and bias after the previous pack's
-  // store, one L1 or L2 round trip a pack.)
+  // which no store of the kernel can change: no store need come before a
+  // pack's loads. (H200, SASS: guarded, layer_norm 16-bit b4 loaded each
+  // pack's weight and bias after the previous pack's store, one L1 or L2
+  // round trip a pack; unguarded, at its 64 registers, ptxas still issues
+  // packs 1-3's after pack 0's store and pack 3's after pack 2's.)
   __device__ void get(int k, int column, float (&out)[Pack::E]) const {
     if constexpr (Kept) {
       kept[k].get(out);
@@ -788,20 +789,32 @@ constexpr bool kLayerNormPrefetches =
 // (RowSlice::kAnchored) ran 16-bit b4 1 point slower (diag, same process):
 // ptxas moved the instructions it took from before the loads to after them.
 // Where 16-bit b4 loses to rms_norm and softmax at 4096 x 4096 (0.90-0.93
-// of the streaming reference against 0.97) is not found: ncu (H200, at its
-// 1.4 GHz clocks) counts 10.0M warp instructions to
-// softmax's 7.7M and rms_norm's 5.8M, issue 64% busy, but an instruction
-// an element fewer in the output ((x - mean) scale as x scale + shift, two
-// FMAs with w and b) left its fraction of the reference unchanged (two
-// runs); nor do more rows per SM or kept weight and bias help (row_configs.h).
-// A plain f16 kernel (diag, H200, same process, three calls: 128 threads,
-// four packs held as read, two block sums, its first load 4 instructions
-// after the wait where this one's was 68, 12 since kAnchored) ran
-// 77.0-77.8% of the peak against
-// this one's 75.1-75.6%; holding floats or loading predicated left it there,
-// reading n at run time alone took it to 74.2%. Measured here and not kept:
-// one step instead of the loop (no change); the statistics in one pass, as
-// sums of x - x[0] and their squares (2 points slower).
+// of the streaming reference against 0.97): in its weight and bias loads
+// after the reductions, though they hit L1 (ncu: 2% more L2 sectors read
+// than without them). Diag, H200, same process, f16 / bf16: this kernel
+// 75.5 / 74.1% of the peak; without those loads (outputs wrong) 79.3-79.4 /
+// 79.2-79.3%; reading them from a 2 KiB shared array instead (outputs
+// wrong) 79.0 / 76.4%; rms_norm's b4 loading its weight there instead of
+// keeping it 80.9 -> 78.0%. ncu's stall samples find about 15% of this
+// kernel's warps waiting on them, 3% in a plain kernel that issues them all
+// before its first store (77.5%). Measured and not kept (percent of the
+// peak where this kernel ran 75.5 / 74.1%): issuing them all before the
+// first store (the row held as floats: 96 registers, 5 blocks per SM,
+// 67.7 / 65.7%; held packed: 75.7 / 73.5%); before the second sum, packed (74.5 /
+// 72.3% where this one ran 74.5 / 73.1); an L1 eviction hint or .ca loads
+// (75.2 / 74.1%); the block's own copy in shared memory (16 KiB a block:
+// 72.8 / 48.0%); kept, the row packed (72 registers, 7 blocks per SM: 75.4
+// / 72.3% where this one ran 74.6 / 73.0); the next row's loads issued
+// before this row's sums (74.5 / 72.0%); L2 prefetch of the next row (74.8
+// / 73.2% where this one ran 75.1 / 73.8). A plain f16 kernel in blocks of
+// 4 or 8 rows sharing one copy in shared memory (named barriers a row) ran
+// 68.0-72.3% where its blocks of a row ran 77.2%.
+// Earlier: ncu (at its 1.4 GHz clocks) counts 10.0M warp instructions to
+// softmax's 7.7M and rms_norm's 5.8M, but an instruction an element fewer
+// in the output ((x - mean) scale as x scale + shift) left its fraction of
+// the reference unchanged; reading n at run time took the plain kernel to
+// 74.2%; one step instead of the loop: no change; the statistics in one
+// pass, as sums of x - x[0] and their squares: 2 points slower.
 template <class T, int V, int LANES, int R, Access A, bool Packed>
 __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ weight,
                                 const T* __restrict__ bias, T* __restrict__ y, long long rows,
