@@ -714,7 +714,10 @@ struct ColumnValues {
   // pack's loads. (H200, SASS: guarded, layer_norm 16-bit b4 loaded each
   // pack's weight and bias after the previous pack's store, one L1 or L2
   // round trip a pack; unguarded, at its 64 registers, ptxas still issues
-  // packs 1-3's after pack 0's store and pack 3's after pack 2's.)
+  // packs 1-3's after pack 0's store and pack 3's after pack 2's.) __ldg is
+  // an invariant load, which the compiler may move above the wait for the
+  // previous kernel (diag: issued before layer_norm_rows' loop, it did);
+  // here it follows the block's reductions, and the SASS has it after.
   __device__ void get(int k, int column, float (&out)[Pack::E]) const {
     if constexpr (Kept) {
       kept[k].get(out);
@@ -793,22 +796,25 @@ constexpr bool kLayerNormPrefetches =
 // after the reductions, though they hit L1 (ncu: 2% more L2 sectors read
 // than without them). Diag, H200, same process, f16 / bf16: this kernel
 // 75.5 / 74.1% of the peak; without those loads (outputs wrong) 79.3-79.4 /
-// 79.2-79.3%; reading them from a 2 KiB shared array instead (outputs
-// wrong) 79.0 / 76.4%; rms_norm's b4 loading its weight there instead of
-// keeping it 80.9 -> 78.0%. ncu's stall samples find about 15% of this
-// kernel's warps waiting on them, 3% in a plain kernel that issues them all
-// before its first store (77.5%). Measured and not kept (percent of the
-// peak where this kernel ran 75.5 / 74.1%): issuing them all before the
-// first store (the row held as floats: 96 registers, 5 blocks per SM,
-// 67.7 / 65.7%; held packed: 75.7 / 73.5%); before the second sum, packed (74.5 /
-// 72.3% where this one ran 74.5 / 73.1); an L1 eviction hint or .ca loads
-// (75.2 / 74.1%); the block's own copy in shared memory (16 KiB a block:
-// 72.8 / 48.0%); kept, the row packed (72 registers, 7 blocks per SM: 75.4
-// / 72.3% where this one ran 74.6 / 73.0); the next row's loads issued
-// before this row's sums (74.5 / 72.0%); L2 prefetch of the next row (74.8
-// / 73.2% where this one ran 75.1 / 73.8). A plain f16 kernel in blocks of
-// 4 or 8 rows sharing one copy in shared memory (named barriers a row) ran
-// 68.0-72.3% where its blocks of a row ran 77.2%.
+// 79.2-79.3%; rms_norm's b4 loading its weight there instead of keeping it
+// 80.9 -> 78.0%; reading them from a 2 KiB shared array instead (outputs
+// wrong, LDS.128) 78.4 / 78.2% where this one ran 75.2 / 73.8. ncu's stall
+// samples find about 15% of this kernel's warps waiting on them, 3% in a
+// plain kernel that issues them all before its first store (77.5%).
+// Measured and not kept (this kernel 75.5 / 74.1% unless said): issuing
+// them all before the first store (the row held as floats: 96 registers, 5
+// blocks per SM, 67.7 / 65.7%; held packed: 75.7 / 73.5%); before the
+// second sum, packed (74.5 / 72.3% where this one ran 74.5 / 73.1); an L1
+// eviction hint or .ca loads (75.2 / 74.1%); the block's own copy in shared
+// memory, read as LDS.128 (16 KiB a block: 74.1 / 73.2% where this one ran
+// 75.2 / 73.8; filled after the first step's loads are issued, 58.5 /
+// 57.6%; one to three of the four packs so, read as LDS.64, f16 72.9-74.3%
+// where this one ran 75.1); kept, the row packed (72 registers, 7 blocks
+// per SM: 75.4 / 72.3% where this one ran 74.6 / 73.0); the next row's
+// loads issued before this row's sums (74.5 / 72.0%); L2 prefetch of the
+// next row (74.8 / 73.2% where this one ran 75.1 / 73.8). A plain f16
+// kernel in blocks of 4 or 8 rows sharing one copy in shared memory (named
+// barriers a row) ran 68.0-72.3% where its blocks of a row ran 77.2%.
 // Earlier: ncu (at its 1.4 GHz clocks) counts 10.0M warp instructions to
 // softmax's 7.7M and rms_norm's 5.8M, but an instruction an element fewer
 // in the output ((x - mean) scale as x scale + shift) left its fraction of
