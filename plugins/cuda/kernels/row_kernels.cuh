@@ -811,17 +811,20 @@ constexpr bool kLayerNormPrefetches =
 // 73.8-74.2, and on a slower GPU 73.5 / 73.0% where it ran 73.5 / 72.3; its
 // fill's loads marked L1::evict_last, no change; filled once the first
 // loads are issued, 58.5 / 57.6%; one to three of the four packs so, read
-// as LDS.64, f16 72.9-74.3% where this one ran 75.1). The shared memory
-// itself is not what costs: the 2 KiB array above with 14 KiB more beside
-// it ran 78.5 / 78.7% against 78.8 / 78.7%; filling it is. Also: kept, the
-// row packed (72 registers, 7 blocks per SM: 75.4 / 72.3% where this one
-// ran 74.6 / 73.0); the next row's loads issued before this row's sums
-// (74.5 / 72.0%); L2 prefetch of the next row (74.8 / 73.2% where this one
-// ran 75.1 / 73.8); a grid of 8 blocks per SM walking rows, with the 2 KiB
-// array or the whole copy (72.4-72.9% and 70.4-70.6%, where a block a row
-// ran 78.7-78.8% and 74.0-74.9%). A plain f16 kernel in blocks of 4 or 8
-// rows sharing one copy in shared memory (named barriers a row) ran
-// 68.0-72.3% where its blocks of a row ran 77.2%.
+// as LDS.64, f16 72.9-74.3% where this one ran 75.1). The whole copy
+// brought by the bulk-copy engine (one thread, two copies, an mbarrier
+// waited on before the output): 74.1 / 72.8% where this one ran 75.2 / 73.9
+// (every block reads 16 KiB from L2, past L1). The shared memory itself is
+// not what costs: the 2 KiB array above with 14 KiB more beside it ran 78.5
+// / 78.7% against 78.8 / 78.7%; filling it is. Also: kept, the row packed
+// (72 registers, 7 blocks per SM: 75.4 / 72.3% where this one ran 74.6 /
+// 73.0); the next row's loads issued before this row's sums (74.5 / 72.0%);
+// L2 prefetch of the next row (74.8 / 73.2% where this one ran 75.1 /
+// 73.8); a grid of 8 blocks per SM walking rows, with the 2 KiB array or
+// the whole copy (72.4-72.9% and 70.4-70.6%, where a block a row ran
+// 78.7-78.8% and 74.0-74.9%). A plain f16 kernel in blocks of 4 or 8 rows
+// sharing one copy in shared memory (named barriers a row) ran 68.0-72.3%
+// where its blocks of a row ran 77.2%.
 // Earlier: ncu (at its 1.4 GHz clocks) counts 10.0M warp instructions to
 // softmax's 7.7M and rms_norm's 5.8M, but an instruction an element fewer
 // in the output ((x - mean) scale as x scale + shift) left its fraction of
