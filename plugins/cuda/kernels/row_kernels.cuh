@@ -236,6 +236,12 @@ __device__ __forceinline__ void prefetch_to_l2(const void* at, unsigned bytes) {
 #endif
 }
 
+// The shared-window address of p (a pointer into shared memory), as the
+// .shared instructions take it.
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return unsigned(__cvta_generic_to_shared(p));
+}
+
 // Has L2 fetch the block's first row of x (rows of n; its only one on a grid
 // of a block per row, the plugin's), by the block's first thread: a kernel
 // of a row a block asks so before its wait for the previous kernel.
@@ -517,7 +523,7 @@ struct RowSlice {
     static_assert(kAnchored, "the addresses are kept where kAnchored");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     __shared__ unsigned long long sink;
-    const unsigned to = unsigned(__cvta_generic_to_shared(&sink));
+    const unsigned to = shared_address(&sink);
 #pragma unroll
     for (int r = 0; r < R; ++r) {
 #pragma unroll

@@ -112,10 +112,6 @@ __device__ void softmax_shared(const T* __restrict__ x, T* __restrict__ y, long 
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 
-__device__ __forceinline__ unsigned shared_address(const void* p) {
-  return unsigned(__cvta_generic_to_shared(p));
-}
-
 // Starts copying `bytes` (a multiple of 16) from global `from` into shared
 // `to`; the barrier's current phase completes when they have all arrived.
 __device__ __forceinline__ void bulk_copy(void* to, const void* from, unsigned bytes, std::uint64_t* barrier) {
