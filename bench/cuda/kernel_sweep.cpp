@@ -62,23 +62,32 @@ constexpr Config kConfigs[] = {
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
-// Threads per block and rows per block of `config` for rows of `row_packs`
-// packs, or {0, 0} when it does not hold them or leaves over half of its
-// threads' packs empty (a smaller configuration then does the same work).
-// Loop kernels run rows that give each of their threads a pack at least.
-std::pair<int, int> block_shape(const Config& config, long long row_packs) {
+// Block sizes the group configurations are tried in, the plugin's
+// kGroupThreads among them: their kernels take the groups of a block from
+// blockDim, within their bounds of kGroupThreads.
+constexpr int kGroupBlockThreads[] = {64, 128, kernels::kGroupThreads};
+
+// Threads per block and rows per block of each block `config` runs rows of
+// `row_packs` packs in, or none when it does not hold them or leaves over
+// half of its threads' packs empty (a smaller configuration then does the
+// same work). Loop kernels run rows that give each of their threads a pack
+// at least.
+std::vector<std::pair<int, int>> block_shapes(const Config& config, long long row_packs) {
   if (config.holding == Holding::kLoop) {
-    return row_packs >= kernels::kLoopThreads ? std::pair{kernels::kLoopThreads, 1} : std::pair{0, 0};
+    if (row_packs < kernels::kLoopThreads) return {};
+    return {{kernels::kLoopThreads, 1}};
   }
   if (config.lanes > 0) {
     const long long capacity = (long long)config.lanes * config.packs;
-    if (row_packs > capacity || 2 * row_packs <= capacity) return {0, 0};
-    return {kernels::kGroupThreads, kernels::kGroupThreads / config.lanes * config.rows};
+    if (row_packs > capacity || 2 * row_packs <= capacity) return {};
+    std::vector<std::pair<int, int>> shapes;
+    for (int threads : kGroupBlockThreads) shapes.push_back({threads, threads / config.lanes * config.rows});
+    return shapes;
   }
   const long long useful = ceil_div(row_packs, config.packs);
   const long long threads = std::max<long long>(kernels::kMinRowThreads, ceil_div(useful, 32) * 32);
-  if (threads > config.most_threads || 2 * useful <= threads) return {0, 0};
-  return {int(threads), 1};
+  if (threads > config.most_threads || 2 * useful <= threads) return {};
+  return {{int(threads), 1}};
 }
 
 // One way to run a case, its check against ATen and its times.
@@ -231,18 +240,18 @@ std::vector<Candidate> Sweep::candidates(const OpCase& c, std::vector<KernelArgs
   }
   for (const Config& config : kConfigs) {
     if (!kernels::row_list_has_dtype(config.list, element_bytes)) continue;
-    const auto [block, rows_per_block] = block_shape(config, row_packs);
-    if (block == 0) continue;
-    for (const char* access : {"", "_cs"}) {
-      if (config.holding == Holding::kLoop && *access != '\0') continue;  // cached only
-      Candidate k;
-      k.name = std::string(config.suffix) + access;
-      k.config = config;
-      k.block = unsigned(block);
-      const bool plugin_access = (*access != '\0') == kernels::row_list_streams(config.list, element_bytes);
-      add_grids(k, "omnirt_" + c.op + "_" + dtype_name(c.dtype) + "_" + k.name, ceil_div(rows, rows_per_block),
-                plan, plugin_access && std::string(config.suffix) == cuda::variant_suffix(plan.variant), args,
-                out);
+    for (const auto& [block, rows_per_block] : block_shapes(config, row_packs)) {
+      for (const char* access : {"", "_cs"}) {
+        if (config.holding == Holding::kLoop && *access != '\0') continue;  // cached only
+        Candidate k;
+        k.name = std::string(config.suffix) + access;
+        k.config = config;
+        k.block = unsigned(block);
+        const bool plugin_access = (*access != '\0') == kernels::row_list_streams(config.list, element_bytes);
+        add_grids(k, "omnirt_" + c.op + "_" + dtype_name(c.dtype) + "_" + k.name,
+                  ceil_div(rows, rows_per_block), plan,
+                  plugin_access && std::string(config.suffix) == cuda::variant_suffix(plan.variant), args, out);
+      }
     }
   }
   return out;
@@ -425,13 +434,16 @@ std::optional<OpCase> case_named(const std::string& filter) {
 }  // namespace
 
 int run_sweep(CudaPlugin& plugin, const std::string& filter, const Peak& peak, const cudaDeviceProp& prop) {
+  std::string group_blocks;
+  for (int threads : kGroupBlockThreads) group_blocks += (group_blocks.empty() ? "" : ", ") + std::to_string(threads);
   std::printf("# sweep: candidate kernels (bench/cuda/sweep_configs.h, kernels/row_configs.h; _cs: "
               "streaming loads and stores; *h: the row held as f16/bf16; lv, l2: a block per row, no "
               "row held, three and two reads; sh: softmax's 16-bit row in shared memory, copied by the engine "
               "on sm_90 (the plugin's), shP: loaded by the threads, P packs each at once; geglu's pP: P pieces a thread at once), medians over %d "
-              "rounds taking turns; grid by: fill = SMs x %d / block (the planner's), occ = SMs x blocks "
-              "per SM the registers allow, 2occ, all = a block per step of work; b/SM: occupancy\n",
-              kSweepRounds, kThreadsPerSm);
+              "rounds taking turns; groups of lanes (g*, w*) in blocks of %s threads; grid by: fill = SMs x %d / "
+              "block (the planner's), occ = SMs x blocks per SM the registers allow, 2occ, all = a block per "
+              "step of work; b/SM: occupancy\n",
+              kSweepRounds, group_blocks.c_str(), kThreadsPerSm);
   std::vector<OpCase> cases;
   for (const OpCase& c : op_cases()) {
     const std::string line = c.op + " " + dtype_name(c.dtype) + " " + shape_text(c.shape) + " " + c.shape_class;

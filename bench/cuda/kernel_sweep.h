@@ -3,8 +3,8 @@
 // SUBSTRING (or, where none does and SUBSTRING is "OP DTYPE ROWSxN", for
 // that shape), every candidate way to run it — for the row ops (rms_norm,
 // layer_norm, softmax) each register configuration that holds the row (the
-// plugin's, kernels/row_configs.h, and the sweep's, sweep_configs.h), for
-// geglu each number of pieces a thread loads at once (sweep_configs.h), with
+// plugin's, kernels/row_configs.h, and the sweep's, sweep_configs.h; those
+// of groups of lanes in blocks of 64, 128 and 256 threads), for geglu each number of pieces a thread loads at once (sweep_configs.h), with
 // cached and with streaming access (row_kernels.cuh's Access), on several
 // grid sizes, each launched as the plugin launches (programmatic dependent
 // launch) —
