@@ -63,8 +63,8 @@ constexpr Config kConfigs[] = {
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 // Block sizes the group configurations are tried in, the plugin's
-// kGroupThreads among them: their kernels take the groups of a block from
-// blockDim, within their bounds of kGroupThreads.
+// (row_configs.h's group_threads) among them: their kernels take the groups
+// of a block from blockDim, within their bounds of kGroupThreads.
 constexpr int kGroupBlockThreads[] = {64, 128, kernels::kGroupThreads};
 
 // Threads per block and rows per block of each block `config` runs rows of

@@ -30,6 +30,7 @@ using namespace omnirt::cuda::kernels;
 
 #define OMNIRT_SWEEP_LIST_F32(cfg, LANES, V, R) OMNIRT_SWEEP_KERNELS(f32, float, cfg, LANES, V, R)
 #define OMNIRT_SWEEP_LIST_SHORT_F32(cfg, LANES, V, R) OMNIRT_SWEEP_LIST_F32(cfg, LANES, V, R)
+#define OMNIRT_SWEEP_LIST_SHORT_SOFTMAX_F32(cfg, LANES, V, R) OMNIRT_SWEEP_LIST_F32(cfg, LANES, V, R)
 
 #define OMNIRT_SWEEP_LIST_LAYER_NORM_16(cfg, LANES, V, R) \
   OMNIRT_SWEEP_KERNELS(f16, __half, cfg, LANES, V, R)      \

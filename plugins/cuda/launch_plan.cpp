@@ -16,7 +16,8 @@ enum class Use {
   kNorms,          // held packed (row_configs.h): not softmax
   kNormsWide,      // the norms' f32 rows no other holds in kPreferredRowThreads
   kLayerNorm,      // layer_norm alone, before a configuration of every op that holds as much
-  kNotLayerNorm,   // rms_norm and softmax alone, likewise
+  kRmsNorm,        // rms_norm alone, likewise
+  kSoftmax,        // softmax alone, likewise
 };
 
 // Which ops a list's configurations serve, and when.
@@ -25,7 +26,8 @@ constexpr Use use_of(RowConfigList list) {
     case RowConfigList::WIDE_F32: return Use::kNormsWide;
     case RowConfigList::PACKED: return Use::kNorms;
     case RowConfigList::LAYER_NORM_16: return Use::kLayerNorm;
-    case RowConfigList::SHORT_F32: return Use::kNotLayerNorm;
+    case RowConfigList::SHORT_F32: return Use::kRmsNorm;
+    case RowConfigList::SHORT_SOFTMAX_F32: return Use::kSoftmax;
     default: return Use::kEveryOp;
   }
 }
@@ -58,7 +60,8 @@ bool runs(const RowConfig& c, RowOp op, int element_bytes) {
     case Use::kEveryOp: return true;
     case Use::kNorms: return op != RowOp::kSoftmax;
     case Use::kLayerNorm: return op == RowOp::kLayerNorm;
-    case Use::kNotLayerNorm: return op != RowOp::kLayerNorm;
+    case Use::kRmsNorm: return op == RowOp::kRmsNorm;
+    case Use::kSoftmax: return op == RowOp::kSoftmax;
     case Use::kNormsWide: return false;
   }
   return false;
@@ -144,8 +147,9 @@ LaunchPlan plan_rows(RowOp op, long long rows, long long n, int element_bytes, b
     if (group == nullptr || held < best || (held == best && c.use() != Use::kEveryOp)) group = &c;
   }
   if (group != nullptr) {
-    const long long rows_per_block = (long long)kGroupThreads / group->lanes * group->rows;
-    return {group->variant, grid_for_work(ceil_div(rows, rows_per_block)), unsigned(kGroupThreads)};
+    const int threads = group_threads(group->list);
+    const long long rows_per_block = (long long)threads / group->lanes * group->rows;
+    return {group->variant, grid_for_work(ceil_div(rows, rows_per_block)), unsigned(threads)};
   }
   // A block per row: for the f32 norms, kF32NormPacks a thread in at most
   // kMaxRowThreads; else the fewest packs a thread that hold the row in at

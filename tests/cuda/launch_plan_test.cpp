@@ -15,12 +15,12 @@ namespace {
 using namespace kernels;
 
 struct Config {
-  int lanes, packs, max_threads;
+  int lanes, packs, max_threads, group_threads;
 };
 Config config_of(int variant) {
   const Config configs[] = {
 #define OMNIRT_TEST_CONFIG(list, suffix, lanes, packs, rows) \
-  {lanes, packs, most_row_threads(RowConfigList::list)},
+  {lanes, packs, most_row_threads(RowConfigList::list), group_threads(RowConfigList::list)},
       OMNIRT_ROW_CONFIG_LISTS(OMNIRT_TEST_CONFIG)
 #undef OMNIRT_TEST_CONFIG
   };
@@ -67,7 +67,8 @@ TEST(LaunchPlanTest, RegisterConfigurationsHoldTheWholeRow) {
         EXPECT_TRUE(variant_has_dtype(plan.variant, bytes)) << variant_suffix(plan.variant);
         EXPECT_LE(c.packs * per_pack, 64) << "floats a thread keeps";
         if (c.lanes > 0) {
-          EXPECT_EQ(plan.block, unsigned(kGroupThreads));
+          EXPECT_EQ(plan.block, unsigned(c.group_threads));
+          EXPECT_LE(plan.block, unsigned(kGroupThreads)) << "the kernels' launch bounds";
         } else {
           EXPECT_GE(plan.block, unsigned(kMinRowThreads));
           EXPECT_LE(plan.block, unsigned(c.max_threads));
@@ -98,8 +99,9 @@ TEST(LaunchPlanTest, PicksByRowLength) {
   EXPECT_EQ(suffix(128, 2, RowOp::kLayerNorm), "g16r4");  // its own: four rows at a time
   EXPECT_EQ(suffix(72, 2, RowOp::kLayerNorm), "g16r4");
   EXPECT_EQ(suffix(64, 2, RowOp::kLayerNorm), "g8");  // a smaller group holds it
-  EXPECT_EQ(suffix(128, 4), "w1r1");  // rms_norm and softmax over f32: a row at a time, not w1's two
-  EXPECT_EQ(suffix(128, 4, RowOp::kSoftmax), "w1r1");
+  EXPECT_EQ(suffix(128, 4), "w1r1");  // rms_norm over f32: a row at a time, not w1's two
+  EXPECT_EQ(suffix(128, 4, RowOp::kSoftmax), "g16p2");  // softmax over f32: its own
+  EXPECT_EQ(suffix(68, 4, RowOp::kSoftmax), "g16p2");
   EXPECT_EQ(suffix(256, 2), "w1");  // 16-bit: not w1r1
   EXPECT_EQ(suffix(8, 2), "g4");
   EXPECT_EQ(suffix(512, 4), "w4");
@@ -185,6 +187,10 @@ TEST(LaunchPlanTest, RowKernelsGetABlockForEachStepOfRowsAndLoopsFillTheGpu) {
   EXPECT_EQ(plan_rows(RowOp::kLayerNorm, 1000, 128, 4, true, 0).grid, 63u);
   // One row each (w1r1): 125.
   EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 1000, 128, 4, true, kHopperSms).grid, 125u);
+  // softmax's g16p2 in blocks of 64 threads: 4 groups of 2 rows, 125 blocks.
+  const LaunchPlan short_softmax = plan_rows(RowOp::kSoftmax, 1000, 128, 4, true, kHopperSms);
+  EXPECT_EQ(short_softmax.block, unsigned(kShortSoftmaxThreads));
+  EXPECT_EQ(short_softmax.grid, 125u);
   // The loop kernels (unaligned rows) walk rows in grid-stride loops over a
   // grid that fills the GPU: 4 resident blocks of 512 threads per SM.
   EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 1LL << 20, 4097, 4, true, kHopperSms).grid, unsigned(kHopperSms * 4));
@@ -221,6 +227,8 @@ TEST(LaunchPlanTest, EveryVariantHasASuffix) {
   EXPECT_FALSE(variant_has_dtype(kRow_k8, 2));
   EXPECT_TRUE(variant_has_dtype(kRow_w1r1, 4));
   EXPECT_FALSE(variant_has_dtype(kRow_w1r1, 2));
+  EXPECT_TRUE(variant_has_dtype(kRow_g16p2, 4));
+  EXPECT_FALSE(variant_has_dtype(kRow_g16p2, 2));
   EXPECT_TRUE(variant_has_dtype(kRow_b4, 2));
   EXPECT_TRUE(variant_has_dtype(kRow_b8h, 2));
   EXPECT_FALSE(variant_has_dtype(kRow_b8h, 4));

@@ -57,13 +57,23 @@
 // 70.4 against 73.1; rms_norm and softmax 0.7-0.9% slower so, not them).
 #define OMNIRT_ROW_CONFIGS_LAYER_NORM_16(X) X(LAYER_NORM_16, g16r4, 16, 1, 4)
 
-// rms_norm and softmax over f32 alone: rows of 17-32 packs (up to 128
-// elements) a warp each, one row at a time instead of w1's two, read and
-// written as streaming accesses (H200, --sweep, 524288 x 128: rms_norm 128.0
-// us against w1's 130.8, softmax 129.1 against 130.9; 65536 x 128: both 17.8
-// against 18.2 and 18.1, where cached w1r1 ran rms_norm 18.5; layer_norm
-// 1.5% slower so, not it).
+// rms_norm over f32 alone: rows of 17-32 packs (up to 128 elements) a warp
+// each, one row at a time instead of w1's two, read and written as streaming
+// accesses (H200, --sweep, 524288 x 128: 128.0 us against w1's 130.8; 65536
+// x 128: 17.8 against 18.2, where cached w1r1 ran 18.5; layer_norm 1.5%
+// slower so, not it; softmax has its own below).
 #define OMNIRT_ROW_CONFIGS_SHORT_F32(X) X(SHORT_F32, w1r1, 32, 1, 1)
+
+// softmax over f32 alone: rows of 17-32 packs in groups of 16 lanes of two
+// packs each, two rows at a time, in blocks of kShortSoftmaxThreads, read and
+// written as streaming accesses. H200, --sweep, three runs in one call
+// against w1r1 in 256 threads (the plugin's before): 65536 x 128 17.5 us
+// against 17.8 (79.6-79.7% of peak against 78.3-78.5%), 524288 x 128 128.2
+// against 129.3; in 128 threads 17.7, in 256 17.9. cuda_kernel_bench, three
+// runs: 17.4 us, 79.9-80.0% (w1r1 79.2-79.3% on a like H200, the streaming
+// reference 81.0% on both), 524288 x 128 127.5-127.6 us against 128.1.
+// rms_norm as fast at 65536 x 128 and 0.5% slower at 524288 x 128 so, not it.
+#define OMNIRT_ROW_CONFIGS_SHORT_SOFTMAX_F32(X) X(SHORT_SOFTMAX_F32, g16p2, 16, 2, 2)
 
 // Every list above, in the order of the plugin's kernel variants
 // (launch_plan.h's Variant). Each entry names its list (EVERY: the one of
@@ -73,7 +83,8 @@
 // line here.
 #define OMNIRT_ROW_CONFIG_LISTS(X)                                                                 \
   OMNIRT_ROW_CONFIGS_EVERY(X) OMNIRT_ROW_CONFIGS_F32(X) OMNIRT_ROW_CONFIGS_WIDE_F32(X)              \
-  OMNIRT_ROW_CONFIGS_PACKED(X) OMNIRT_ROW_CONFIGS_LAYER_NORM_16(X) OMNIRT_ROW_CONFIGS_SHORT_F32(X)
+  OMNIRT_ROW_CONFIGS_PACKED(X) OMNIRT_ROW_CONFIGS_LAYER_NORM_16(X) OMNIRT_ROW_CONFIGS_SHORT_F32(X)  \
+  OMNIRT_ROW_CONFIGS_SHORT_SOFTMAX_F32(X)
 
 // softmax over 16-bit rows longer than b4 holds in kMaxRowThreads threads,
 // up to kSharedRowBytes, runs "sh" (shared_row_softmax.cuh): a block per row
@@ -94,10 +105,20 @@ namespace omnirt::cuda::kernels {
 
 /// The lists of register configurations above, by the name their entries
 /// carry (spelled as in the macros' names, which paste it).
-enum class RowConfigList { EVERY, F32, WIDE_F32, PACKED, LAYER_NORM_16, SHORT_F32 };
+enum class RowConfigList { EVERY, F32, WIDE_F32, PACKED, LAYER_NORM_16, SHORT_F32, SHORT_SOFTMAX_F32 };
 
-/// Block size of the group configurations (lanes > 0): 256 / lanes rows at once.
+/// Most threads of a group configuration (lanes > 0; its __launch_bounds__),
+/// and the block size of those of every list but SHORT_SOFTMAX_F32: 256 /
+/// lanes groups, each taking its rows at once. The kernels take their groups
+/// from blockDim, so that any multiple of 32 up to it runs them.
 constexpr int kGroupThreads = 256;
+/// Block size of SHORT_SOFTMAX_F32's group configurations (measured: the
+/// list's comment above).
+constexpr int kShortSoftmaxThreads = 64;
+/// Block size of the group configurations of `list`.
+constexpr int group_threads(RowConfigList list) {
+  return list == RowConfigList::SHORT_SOFTMAX_F32 ? kShortSoftmaxThreads : kGroupThreads;
+}
 /// Most threads of a whole-block configuration (its __launch_bounds__).
 constexpr int kMaxRowThreads = 512;
 /// Fewest threads of a whole-block configuration.
@@ -139,8 +160,9 @@ constexpr bool row_list_has_dtype(RowConfigList list, int element_bytes) {
 }
 /// Whether the plugin's kernels of `list` over elements of `element_bytes`
 /// read and write as streaming accesses (row_kernels.cuh's Access) rather
-/// than cached ones: the f32 lists WIDE_F32 and SHORT_F32, and every 16-bit
-/// kernel that holds its row as floats (EVERY's and LAYER_NORM_16's).
+/// than cached ones: the f32 lists WIDE_F32, SHORT_F32 and
+/// SHORT_SOFTMAX_F32, and every 16-bit kernel that holds its row as floats
+/// (EVERY's and LAYER_NORM_16's).
 /// H200, cuda_kernel_bench, each kernel of EVERY, F32 and LAYER_NORM_16
 /// streaming against cached, two runs each in one session: the 16-bit
 /// 4096 x 4096 rows (b4) 6.6-7.7% faster in the norms, 3.1-3.6% in softmax;
@@ -151,7 +173,8 @@ constexpr bool row_list_has_dtype(RowConfigList list, int element_bytes) {
 constexpr bool row_list_streams(RowConfigList list, int element_bytes) {
   switch (list) {
     case RowConfigList::WIDE_F32:
-    case RowConfigList::SHORT_F32: return true;
+    case RowConfigList::SHORT_F32:
+    case RowConfigList::SHORT_SOFTMAX_F32: return true;
     case RowConfigList::EVERY:
     case RowConfigList::LAYER_NORM_16: return element_bytes == 2;
     default: return false;

@@ -1301,6 +1301,9 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 #define OMNIRT_ROW_CONFIG_KERNELS_SHORT_F32(cfg, LANES, V, R) \
   OMNIRT_ROW_LIST_KERNELS(SHORT_F32, f32, float, cfg, LANES, V, R, false)
 
+#define OMNIRT_ROW_CONFIG_KERNELS_SHORT_SOFTMAX_F32(cfg, LANES, V, R) \
+  OMNIRT_ROW_LIST_KERNELS(SHORT_SOFTMAX_F32, f32, float, cfg, LANES, V, R, false)
+
 // The wide configurations: up to kWideRowThreads (row_configs.h).
 #define OMNIRT_WIDE_ROW_BOUNDS __launch_bounds__(kWideRowThreads)
 #define OMNIRT_ROW_CONFIG_KERNELS_WIDE_F32(cfg, LANES, V, R)                       \
