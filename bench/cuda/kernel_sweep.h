@@ -4,8 +4,9 @@
 // that shape), every candidate way to run it — for the row ops (rms_norm,
 // layer_norm, softmax) each register configuration that holds the row (the
 // plugin's, kernels/row_configs.h, and the sweep's, sweep_configs.h; those
-// of groups of lanes in blocks of 64, 128 and 256 threads), for geglu each number of pieces a thread loads at once (sweep_configs.h), with
-// cached and with streaming access (row_kernels.cuh's Access), on several
+// of groups of lanes in blocks of 64, 128 and 256 threads), for geglu each
+// number of pieces a thread loads at once (sweep_configs.h), with cached
+// and with streaming access (row_kernels.cuh's Access), on several
 // grid sizes, each launched as the plugin launches (programmatic dependent
 // launch) —
 // next to the plugin's own op_run and ATen, all taking turns in the same
