@@ -788,7 +788,11 @@ __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ wei
 // 32768 x 2048 84.9-85.6% -> 85.5-86.2%. Not the others: 16-bit rms_norm,
 // layer_norm and softmax 4096 x 4096 ran 5-8% slower so (4-6% prefetching in
 // a first wave's blocks alone), rms_norm f32 4096 x 4096 and softmax f32
-// 4096 x 4096 and 4096 x 32000 0.3-2.2%.
+// 4096 x 4096 and 4096 x 32000 0.3-2.2%; softmax's and layer_norm's f32
+// groups so, each block prefetching its first step's rows (three runs
+// against the kernels as they are, on like GPUs): softmax 65536 x 128 17.4
+// -> 18.2-18.3 us and 524288 x 128 127.5 -> 131.1, layer_norm 65536 x 128
+// 17.7-17.8 -> 18.3-18.4 (524288 x 128 129.1 -> 128.1-128.3).
 template <class T, int V, int LANES, int R>
 constexpr bool kLayerNormPrefetches =
     std::is_same_v<T, float> && LANES == 0 && R == 1 && V <= kF32NormPacks;
