@@ -73,6 +73,9 @@
 // runs: 17.4 us, 79.9-80.0% (w1r1 79.2-79.3% on a like H200, the streaming
 // reference 81.0% on both), 524288 x 128 127.5-127.6 us against 128.1.
 // rms_norm as fast at 65536 x 128 and 0.5% slower at 524288 x 128 so, not it.
+// Its 34 registers allow 24 blocks per SM; bounded to 32 (all 32 blocks,
+// spilling 8 bytes) it ran 18.2 us at 65536 x 128 and 130.6 at 524288 x 128
+// (three runs, on an H200 whose streaming reference ran 80.4-80.5%).
 #define OMNIRT_ROW_CONFIGS_SHORT_SOFTMAX_F32(X) X(SHORT_SOFTMAX_F32, g16p2, 16, 2, 2)
 
 // Every list above, in the order of the plugin's kernel variants
