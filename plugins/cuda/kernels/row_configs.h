@@ -66,16 +66,18 @@
 
 // softmax over f32 alone: rows of 17-32 packs in groups of 16 lanes of two
 // packs each, two rows at a time, in blocks of kShortSoftmaxThreads, read and
-// written as streaming accesses. H200, --sweep, three runs in one call
-// against w1r1 in 256 threads (the plugin's before): 65536 x 128 17.5 us
-// against 17.8 (79.6-79.7% of peak against 78.3-78.5%), 524288 x 128 128.2
-// against 129.3; in 128 threads 17.7, in 256 17.9. cuda_kernel_bench, three
-// runs: 17.4 us, 79.9-80.0% (w1r1 79.2-79.3% on a like H200, the streaming
-// reference 81.0% on both), 524288 x 128 127.5-127.6 us against 128.1.
+// written as streaming accesses. H200, --sweep, against w1r1 in 256
+// threads (the plugin's before), three runs in one call: 65536 x 128 17.5
+// us against 17.8 (79.6-79.7% of peak against 78.3%), in 128 threads 17.7,
+// in 256 17.9; one run: 524288 x 128 128.2 against 129.3. cuda_kernel_bench,
+// three runs: 17.4 us, 79.9-80.0% (w1r1 79.2-79.3% on a like H200, the
+// streaming reference 81.0% on both), 524288 x 128 127.5-127.6 us against
+// 128.1-128.2.
 // rms_norm as fast at 65536 x 128 and 0.5% slower at 524288 x 128 so, not it.
 // Its 34 registers allow 24 blocks per SM; bounded to 32 (all 32 blocks,
-// spilling 8 bytes) it ran 18.2 us at 65536 x 128 and 130.6 at 524288 x 128
-// (three runs, on an H200 whose streaming reference ran 80.4-80.5%).
+// spilling 8 bytes) it ran 18.2-18.3 us at 65536 x 128 and 130.6 at 524288
+// x 128, where ATen ran 130.0-130.1 (three runs, on an H200 whose streaming
+// reference ran 80.4-80.5%).
 #define OMNIRT_ROW_CONFIGS_SHORT_SOFTMAX_F32(X) X(SHORT_SOFTMAX_F32, g16p2, 16, 2, 2)
 
 // Every list above, in the order of the plugin's kernel variants

@@ -347,7 +347,7 @@ __device__ __forceinline__ S warp_reduce(S value, Op op) {
 // cuda_kernel_bench, three runs each on like GPUs): f32 layer_norm 4096 x
 // 32000 (1024 threads) 7%, 16384 x 8192 (512) 4%, rms_norm's 4096 x 32000
 // 2%, 16-bit softmax 4096 x 4096 (128) 17.7 -> 17.9 us, the others within
-// 1% (geglu, which merges nothing, 0.3% slower on that GPU).
+// 1.2% (geglu, which merges nothing, 0.3% slower on that GPU).
 template <class S, class OfWarp>
 __device__ S block_merge_by(S value, S identity, OfWarp of_warp) {
   __shared__ S partial[32];
@@ -847,7 +847,7 @@ constexpr bool kLayerNormPrefetches =
 // 74.2%; one step instead of the loop: no change; the statistics in one
 // pass, as sums of x - x[0] and their squares: 2 points slower. Groups so
 // (one reduction of both sums about the row's first element, from the
-// group's first lane; H200, cuda_kernel_bench, two runs each against the
+// group's first lane; H200, cuda_kernel_bench, three runs each against the
 // kernels as they are, on like GPUs) ran no faster: f32 65536 x 128
 // 78.3-78.5% of peak against 78.4-78.6%, 524288 x 128 as fast; 16-bit
 // 65536 x 128 1-4% slower, bf16 524288 x 128 2%.
