@@ -25,7 +25,8 @@ constexpr Use use_of(RowConfigList list) {
   switch (list) {
     case RowConfigList::WIDE_F32: return Use::kNormsWide;
     case RowConfigList::PACKED: return Use::kNorms;
-    case RowConfigList::LAYER_NORM_16: return Use::kLayerNorm;
+    case RowConfigList::LAYER_NORM_16:
+    case RowConfigList::SHORT_LAYER_NORM_F32: return Use::kLayerNorm;
     case RowConfigList::SHORT_F32: return Use::kRmsNorm;
     case RowConfigList::SHORT_SOFTMAX_F32: return Use::kSoftmax;
     default: return Use::kEveryOp;

@@ -27,8 +27,8 @@ enum Variant : int {
 
 /// The row ops: softmax runs neither the packed configurations nor, for its
 /// long 16-bit rows, the loop kernels where "sh" holds the row; only
-/// layer_norm runs g16r4, only rms_norm w1r1 and only softmax g16p2, softmax
-/// not the wide one (row_configs.h).
+/// layer_norm runs g16r4 and w1r2, only rms_norm w1r1 and only softmax
+/// g16p2, softmax not the wide one (row_configs.h).
 enum class RowOp { kRmsNorm, kLayerNorm, kSoftmax };
 
 /// Variants of the row ops (rms_norm, layer_norm, softmax along the last dimension).

@@ -93,7 +93,9 @@ std::string suffix(long long n, int bytes, RowOp op = RowOp::kRmsNorm) {
 }
 
 TEST(LaunchPlanTest, PicksByRowLength) {
-  EXPECT_EQ(suffix(128, 4, RowOp::kLayerNorm), "w1");  // a warp per row, one pack per lane
+  EXPECT_EQ(suffix(128, 4, RowOp::kLayerNorm), "w1r2");  // its own: a warp per row, one pack per lane
+  EXPECT_EQ(suffix(68, 4, RowOp::kLayerNorm), "w1r2");
+  EXPECT_EQ(suffix(64, 4, RowOp::kLayerNorm), "g16");  // a smaller group holds it
   EXPECT_EQ(suffix(128, 2), "g16");  // half a warp per row
   EXPECT_EQ(suffix(128, 2, RowOp::kSoftmax), "g16");
   EXPECT_EQ(suffix(128, 2, RowOp::kLayerNorm), "g16r4");  // its own: four rows at a time
@@ -103,6 +105,7 @@ TEST(LaunchPlanTest, PicksByRowLength) {
   EXPECT_EQ(suffix(128, 4, RowOp::kSoftmax), "g16p2");  // softmax over f32: its own
   EXPECT_EQ(suffix(68, 4, RowOp::kSoftmax), "g16p2");
   EXPECT_EQ(suffix(256, 2), "w1");  // 16-bit: not w1r1
+  EXPECT_EQ(suffix(256, 2, RowOp::kLayerNorm), "w1");  // nor w1r2
   EXPECT_EQ(suffix(8, 2), "g4");
   EXPECT_EQ(suffix(512, 4), "w4");
   EXPECT_EQ(suffix(32000, 4), "k8");  // a vocabulary-sized f32 row stays in registers
@@ -181,10 +184,15 @@ TEST(LaunchPlanTest, RowKernelsGetABlockForEachStepOfRowsAndLoopsFillTheGpu) {
   EXPECT_EQ(wide.grid, unsigned(kHopperSms * 2));
   // Few rows: a block each, no more.
   EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 3, 8192, 2, true, kHopperSms).grid, 3u);
-  // 16 rows per 256-thread block of 32-lane groups taking 2 rows each (w1):
-  // 1000 rows need 63 blocks, with or without a known SM count.
-  EXPECT_EQ(plan_rows(RowOp::kLayerNorm, 1000, 128, 4, true, kHopperSms).grid, 63u);
-  EXPECT_EQ(plan_rows(RowOp::kLayerNorm, 1000, 128, 4, true, 0).grid, 63u);
+  // 16 rows per 256-thread block of 32-lane groups taking 2 rows each (w1,
+  // 16-bit rows of 256): 1000 rows need 63 blocks, with or without a known
+  // SM count.
+  EXPECT_EQ(plan_rows(RowOp::kLayerNorm, 1000, 256, 2, true, kHopperSms).grid, 63u);
+  EXPECT_EQ(plan_rows(RowOp::kLayerNorm, 1000, 256, 2, true, 0).grid, 63u);
+  // layer_norm's f32 w1r2 in blocks of 128 threads: 4 groups of 2 rows, 125 blocks.
+  const LaunchPlan short_layer_norm = plan_rows(RowOp::kLayerNorm, 1000, 128, 4, true, kHopperSms);
+  EXPECT_EQ(short_layer_norm.block, unsigned(kShortLayerNormThreads));
+  EXPECT_EQ(short_layer_norm.grid, 125u);
   // One row each (w1r1): 125.
   EXPECT_EQ(plan_rows(RowOp::kRmsNorm, 1000, 128, 4, true, kHopperSms).grid, 125u);
   // softmax's g16p2 in blocks of 64 threads: 4 groups of 2 rows, 125 blocks.
@@ -229,6 +237,8 @@ TEST(LaunchPlanTest, EveryVariantHasASuffix) {
   EXPECT_FALSE(variant_has_dtype(kRow_w1r1, 2));
   EXPECT_TRUE(variant_has_dtype(kRow_g16p2, 4));
   EXPECT_FALSE(variant_has_dtype(kRow_g16p2, 2));
+  EXPECT_TRUE(variant_has_dtype(kRow_w1r2, 4));
+  EXPECT_FALSE(variant_has_dtype(kRow_w1r2, 2));
   EXPECT_TRUE(variant_has_dtype(kRow_b4, 2));
   EXPECT_TRUE(variant_has_dtype(kRow_b8h, 2));
   EXPECT_FALSE(variant_has_dtype(kRow_b8h, 4));

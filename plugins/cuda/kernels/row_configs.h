@@ -80,6 +80,19 @@
 // reference ran 80.4-80.5%).
 #define OMNIRT_ROW_CONFIGS_SHORT_SOFTMAX_F32(X) X(SHORT_SOFTMAX_F32, g16p2, 16, 2, 2)
 
+// layer_norm over f32 alone: rows of 17-32 packs a warp each, two rows at a
+// time (as EVERY's w1), in blocks of kShortLayerNormThreads, read and
+// written as streaming accesses. H200, diag probe (timed as
+// cuda_kernel_bench), two runs each against w1 in 256 threads, cached (the
+// plugin's before): 65536 x 128 79.8-80.2% of peak against 79.3, and with
+// both prefetching (row_kernels.cuh's kShortF32Rows) 82.4-82.6 against
+// 79.9; 524288 x 128 87.6-87.7 against 85.6-86.4 (w1 streaming in 256
+// threads: 78.4-78.9 and 85.0-85.9). cuda_kernel_bench, prefetching:
+// kShortF32Rows' comment. In the sweep (one call) it ran 80.1% at 65536 x
+// 128, w1 in 128 threads, the same kernel, 80.4, and four rows a warp
+// (w1r4) 80.3.
+#define OMNIRT_ROW_CONFIGS_SHORT_LAYER_NORM_F32(X) X(SHORT_LAYER_NORM_F32, w1r2, 32, 1, 2)
+
 // Every list above, in the order of the plugin's kernel variants
 // (launch_plan.h's Variant). Each entry names its list (EVERY: the one of
 // every dtype and op; the others OMNIRT_ROW_CONFIGS_<list>; RowConfigList
@@ -89,7 +102,7 @@
 #define OMNIRT_ROW_CONFIG_LISTS(X)                                                                 \
   OMNIRT_ROW_CONFIGS_EVERY(X) OMNIRT_ROW_CONFIGS_F32(X) OMNIRT_ROW_CONFIGS_WIDE_F32(X)              \
   OMNIRT_ROW_CONFIGS_PACKED(X) OMNIRT_ROW_CONFIGS_LAYER_NORM_16(X) OMNIRT_ROW_CONFIGS_SHORT_F32(X)  \
-  OMNIRT_ROW_CONFIGS_SHORT_SOFTMAX_F32(X)
+  OMNIRT_ROW_CONFIGS_SHORT_SOFTMAX_F32(X) OMNIRT_ROW_CONFIGS_SHORT_LAYER_NORM_F32(X)
 
 // softmax over 16-bit rows longer than b4 holds in kMaxRowThreads threads,
 // up to kSharedRowBytes, runs "sh" (shared_row_softmax.cuh): a block per row
@@ -110,19 +123,34 @@ namespace omnirt::cuda::kernels {
 
 /// The lists of register configurations above, by the name their entries
 /// carry (spelled as in the macros' names, which paste it).
-enum class RowConfigList { EVERY, F32, WIDE_F32, PACKED, LAYER_NORM_16, SHORT_F32, SHORT_SOFTMAX_F32 };
+enum class RowConfigList {
+  EVERY,
+  F32,
+  WIDE_F32,
+  PACKED,
+  LAYER_NORM_16,
+  SHORT_F32,
+  SHORT_SOFTMAX_F32,
+  SHORT_LAYER_NORM_F32
+};
 
 /// Most threads of a group configuration (lanes > 0; its __launch_bounds__),
-/// and the block size of those of every list but SHORT_SOFTMAX_F32: 256 /
-/// lanes groups, each taking its rows at once. The kernels take their groups
-/// from blockDim, so that any multiple of 32 up to it runs them.
+/// and the block size of those of every list but the short f32 softmax's and
+/// layer_norm's: 256 / lanes groups, each taking its rows at once. The
+/// kernels take their groups from blockDim, so that any multiple of 32 up to
+/// it runs them.
 constexpr int kGroupThreads = 256;
-/// Block size of SHORT_SOFTMAX_F32's group configurations (measured: the
-/// list's comment above).
+/// Block sizes of SHORT_SOFTMAX_F32's and SHORT_LAYER_NORM_F32's group
+/// configurations (measured: the lists' comments above).
 constexpr int kShortSoftmaxThreads = 64;
+constexpr int kShortLayerNormThreads = 128;
 /// Block size of the group configurations of `list`.
 constexpr int group_threads(RowConfigList list) {
-  return list == RowConfigList::SHORT_SOFTMAX_F32 ? kShortSoftmaxThreads : kGroupThreads;
+  switch (list) {
+    case RowConfigList::SHORT_SOFTMAX_F32: return kShortSoftmaxThreads;
+    case RowConfigList::SHORT_LAYER_NORM_F32: return kShortLayerNormThreads;
+    default: return kGroupThreads;
+  }
 }
 /// Most threads of a whole-block configuration (its __launch_bounds__).
 constexpr int kMaxRowThreads = 512;
@@ -165,8 +193,8 @@ constexpr bool row_list_has_dtype(RowConfigList list, int element_bytes) {
 }
 /// Whether the plugin's kernels of `list` over elements of `element_bytes`
 /// read and write as streaming accesses (row_kernels.cuh's Access) rather
-/// than cached ones: the f32 lists WIDE_F32, SHORT_F32 and
-/// SHORT_SOFTMAX_F32, and every 16-bit kernel that holds its row as floats
+/// than cached ones: the f32 lists WIDE_F32 and the three SHORT ones, and
+/// every 16-bit kernel that holds its row as floats
 /// (EVERY's and LAYER_NORM_16's).
 /// H200, cuda_kernel_bench, each kernel of EVERY, F32 and LAYER_NORM_16
 /// streaming against cached, two runs each in one session: the 16-bit
@@ -179,7 +207,8 @@ constexpr bool row_list_streams(RowConfigList list, int element_bytes) {
   switch (list) {
     case RowConfigList::WIDE_F32:
     case RowConfigList::SHORT_F32:
-    case RowConfigList::SHORT_SOFTMAX_F32: return true;
+    case RowConfigList::SHORT_SOFTMAX_F32:
+    case RowConfigList::SHORT_LAYER_NORM_F32: return true;
     case RowConfigList::EVERY:
     case RowConfigList::LAYER_NORM_16: return element_bytes == 2;
     default: return false;

@@ -181,9 +181,8 @@ __device__ __forceinline__ void store(T* p, const float (&in)[E]) {
 // same bytes 77% and 84%.) `before_wait` runs between the two (sm_90 and
 // later; neither runs before): nothing that reads memory the previous kernel
 // may write, but prefetch_to_l2 may. The two halves apart below: the row
-// kernels launch their dependents first (layer_norm's f32 blocks later:
-// layer_norm_rows) and wait in begin_steps, after setting up their first
-// step.
+// kernels launch their dependents first (those that prefetch later:
+// RowPrefetch) and wait in begin_steps, after setting up their first step.
 __device__ __forceinline__ void launch_dependents() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;");
@@ -210,8 +209,8 @@ __device__ __forceinline__ void overlap_launch() {
 // nothing any load reads, so it may come before overlap_launch's wait even
 // where the previous kernel writes those bytes: every global write reaches
 // L2, the point of coherence, and the loads after the wait see it.
-// Used by softmax's "sh" (shared_row_softmax.cuh says why) and layer_norm's
-// f32 blocks (layer_norm_rows). H200,
+// Used by softmax's "sh" (shared_row_softmax.cuh says why), layer_norm's
+// f32 blocks and the f32 groups of short rows (RowPrefetch). H200,
 // cuda_kernel_bench, measured and not kept: every kernel prefetching its
 // block's first rows before the wait ran the 64 MiB cases 3-6% slower and
 // geglu 2-3% (the streaming references so gained nothing), f32 rows of 8192
@@ -649,12 +648,61 @@ __device__ __forceinline__ bool begin_steps(Slice& s, const T* x, long long rows
   return true;
 }
 
+// What a register configuration's blocks have L2 prefetch before their wait
+// for the previous kernel (start_steps). kNone: nothing, and the block
+// launches its dependents first thing. The others launch them once the
+// block's last step's loads are issued (for_each_step), so that the next
+// kernel's blocks, and their prefetches, come as this kernel's last rows
+// are read.
+enum class RowPrefetch {
+  kNone,
+  kFirstRow,           // the block's row (prefetch_first_row): kLayerNormPrefetch
+  // The block's first step's rows near x's start (prefetch_first_step), and
+  // in the first block the op's weight and bias: kShortF32Rows.
+  kFirstStepsBounded,
+};
+
+// Bytes at the start of x whose rows RowPrefetch::kFirstStepsBounded has
+// L2 prefetch: the first blocks' alone. Every block prefetching its first
+// step ran the short f32 rows 3-5% slower (kLayerNormPrefetch's comment);
+// H200, diag probe (timed as cuda_kernel_bench), f32 65536 x 128, two runs
+// each: within 8 MiB as within 4, within 2 MiB 0.5-1.2 points less.
+constexpr long long kPrefetchedBytes = 4LL << 20;
+
+// Has L2 fetch the rows of the block's first step (begin_steps found some)
+// by the block's first thread, where they start within x's first
+// kPrefetchedBytes.
+template <class Slice, class T>
+__device__ __forceinline__ void prefetch_first_step(const Slice& s, const T* x, long long rows, long long n) {
+  const long long first = s.first_step();
+  if (threadIdx.x != 0 || first * n * (long long)sizeof(T) >= kPrefetchedBytes) return;
+  const long long count = rows - first < s.rows_per_step() ? rows - first : s.rows_per_step();
+  prefetch_to_l2(x + first * n, unsigned(count * n * sizeof(T)));
+}
+
+// begin_steps for a kernel whose blocks prefetch as P says (rows of n),
+// where kFirstStepsBounded also the op's per-column parameters (weight,
+// bias: n each), by the first block. Where P is kNone, the kernel has
+// launched its dependents first thing.
+template <RowPrefetch P, class Slice, class T, class... Params>
+__device__ __forceinline__ bool start_steps(Slice& s, const T* x, long long rows, long long n,
+                                            const Params*... params) {
+  return begin_steps(s, x, rows, [&] {
+    if constexpr (P == RowPrefetch::kFirstRow) prefetch_first_row(x, rows, n);
+    if constexpr (P == RowPrefetch::kFirstStepsBounded) {
+      prefetch_first_step(s, x, rows, n);
+      if (blockIdx.x == 0 && threadIdx.x == 0) (prefetch_to_l2(params, unsigned(n * sizeof(T))), ...);
+    }
+  });
+}
+
 // The grid-stride loop of a register configuration, after begin_steps:
 // body(v) once per step of slice s, v holding this thread's packs of its rows (packs outside them:
 // fill). A pass of a body reads v through Held::get and may keep what it
 // computed (Held::keep); where v is Packed, later passes compute it again.
 // LaunchAtLastStep: the block launches its dependents once its last step's
-// loads are issued (layer_norm_rows), not at the kernel's start.
+// loads are issued (a RowPrefetch other than kNone), not at the kernel's
+// start.
 template <bool LaunchAtLastStep = false, class Slice, class T, class Body>
 __device__ __forceinline__ void for_each_step(Slice& s, const T* x, long long rows, float fill,
                                               Body body) {
@@ -756,15 +804,46 @@ __device__ __forceinline__ float divide_statistic(float x, float n) {
   return x / n;
 }
 
+// Whether a group configuration of V packs a thread in LANES lanes over T
+// holds the f32 rows of 17-32 packs (65-128 elements) of the short-row
+// lists (row_configs.h): its blocks prefetch their first step's rows near
+// x's start, and the first block the op's weight and bias
+// (RowPrefetch::kFirstStepsBounded). H200, cuda_kernel_bench, three runs
+// each against the kernels before on a like GPU (streaming reference 81.0-
+// 81.1% of peak at 65536 x 128 on both): 65536 x 128 rms_norm 80.4-80.6 ->
+// 81.9-82.0%, softmax 79.9-80.0 -> 80.8, layer_norm (SHORT_LAYER_NORM_F32's
+// w1r2 too) 78.4-78.6 -> 79.9-80.3; 524288 x 128 rms_norm 126.9-127.0 ->
+// 127.7-127.8 us, softmax 127.5-127.6 -> 128.0-128.3 (ATen 129.2-129.3),
+// layer_norm 129.1-129.2 -> 127.9-128.0. The diag probe (timed alike, a
+// process of its own) measured twice the gain at 65536 x 128 (rms_norm w1r1
+// 80.9 -> 82.1-82.2%, softmax 80.2-80.4 -> 82.4-82.9, layer_norm 79.3 ->
+// 82.4-82.6), and as little as the bench where the context's per-thread
+// stack had been raised above its 1 KiB default: cudaDeviceSetLimit(
+// cudaLimitStackSize) to 2 or 16 KiB, or torch launching a kernel first
+// (as in the bench; setting the limit back to 1 KiB after that did not
+// help), layer_norm and softmax 80.1-81.1%, the streaming reference
+// unchanged. The same prefetch with the dependents launched first thing ran
+// 78.3-81.4% in the probe; the weight and bias prefetched too 0.3-0.4
+// points more than without, with a weight and bias of each input set's own.
+template <class T, int V, int LANES>
+constexpr bool kShortF32Rows = std::is_same_v<T, float> && LANES > 0 && LANES * V == 32;
+
+// The RowPrefetch of a row kernel of V packs a thread in LANES lanes over T
+// (layer_norm's: kLayerNormPrefetch).
+template <class T, int V, int LANES>
+constexpr RowPrefetch kRowPrefetch =
+    kShortF32Rows<T, V, LANES> ? RowPrefetch::kFirstStepsBounded : RowPrefetch::kNone;
+
 template <class T, int V, int LANES, int R, Access A, bool Packed>
 __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ weight,
                               T* __restrict__ y, long long rows, long long n, float eps) {
   constexpr int E = kPack<T>;
-  launch_dependents();
+  constexpr RowPrefetch P = kRowPrefetch<T, V, LANES>;
+  if constexpr (P == RowPrefetch::kNone) launch_dependents();
   RowSlice<T, V, LANES, R, A, Packed> s(n);
-  if (!begin_steps(s, x, rows, [] {})) return;
+  if (!start_steps<P>(s, x, rows, n, weight)) return;
   const ColumnValues<T, V, kKeepsColumns<1, T, V, Packed>> w_at(s, weight);
-  for_each_step(s, x, rows, 0.f, [&](auto& v) {
+  for_each_step<P != RowPrefetch::kNone>(s, x, rows, 0.f, [&](auto& v) {
     float scale[R];
     thread_reduce(v, scale, Sum{}, [](float a) { return a * a; });
     row_reduce<LANES>(scale, Sum{});
@@ -779,10 +858,10 @@ __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ wei
   });
 }
 
-// Whether layer_norm's kernel of V packs a thread in LANES lanes, R rows at
-// a time, over T overlaps the kernel before it by prefetching
-// (layer_norm_rows): the f32 blocks of a row each and up to
-// kF32NormPacks packs a thread (b4). H200, cuda_kernel_bench, three runs
+// The RowPrefetch of layer_norm's kernel of V packs a thread in LANES lanes,
+// R rows at a time, over T: its f32 blocks of a row each and up to
+// kF32NormPacks packs a thread (b4) prefetch their row (kFirstRow), the
+// others as kRowPrefetch. H200, cuda_kernel_bench, three runs
 // each against overlap_launch in each of three calls: 4096 x 4096
 // 79.1-79.6% -> 80.3-80.7% of peak, 16384 x 8192 85.4-86.1% -> 86.4-86.9%,
 // 32768 x 2048 84.9-85.6% -> 85.5-86.2%. Not the others: 16-bit rms_norm,
@@ -792,10 +871,14 @@ __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ wei
 // groups so, each block prefetching its first step's rows (three runs
 // against the kernels as they are, on like GPUs): softmax 65536 x 128 17.4
 // -> 18.2-18.3 us and 524288 x 128 127.5 -> 131.1, layer_norm 65536 x 128
-// 17.7-17.8 -> 18.3-18.4 (524288 x 128 129.1 -> 128.1-128.3).
+// 17.7-17.8 -> 18.3-18.4 (524288 x 128 129.1 -> 128.1-128.3). The b4
+// blocks at 4096 x 4096 launching late without the prefetch ran 79.2%;
+// launching first, then prefetching in a first wave's blocks alone,
+// 79.6-79.7%.
 template <class T, int V, int LANES, int R>
-constexpr bool kLayerNormPrefetches =
-    std::is_same_v<T, float> && LANES == 0 && R == 1 && V <= kF32NormPacks;
+constexpr RowPrefetch kLayerNormPrefetch =
+    std::is_same_v<T, float> && LANES == 0 && R == 1 && V <= kF32NormPacks ? RowPrefetch::kFirstRow
+                                                                            : kRowPrefetch<T, V, LANES>;
 
 // Two passes over the registers: the variance of centred values does not
 // cancel catastrophically, and costs no second read of memory. A group, and
@@ -856,25 +939,13 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
                                 const T* __restrict__ bias, T* __restrict__ y, long long rows,
                                 long long n, float eps) {
   constexpr int E = kPack<T>;
-  // Launches its dependents first thing where not kLayerNormPrefetches.
-  // Where it is, the block's first thread has L2 prefetch the block's row
-  // before the wait (prefetch_first_row), and the block launches its
-  // dependents only once its last step's loads are issued (for_each_step),
-  // so that the next kernel's blocks, and their prefetches, come as this
-  // kernel's last rows are read. (4096 x 4096 launching late without the
-  // prefetch ran 79.2%; launching first, then prefetching in a first wave's
-  // blocks alone, 79.6-79.7%.)
-  constexpr bool kPrefetches = kLayerNormPrefetches<T, V, LANES, R>;
+  constexpr RowPrefetch P = kLayerNormPrefetch<T, V, LANES, R>;
   // Groups and 16-bit blocks reduce the row's sum, then its squares about
   // the mean; f32 blocks merge each thread's Moments.
   constexpr bool kRowSums = LANES > 0 || sizeof(T) == 2;
-  if constexpr (!kPrefetches) launch_dependents();
+  if constexpr (P == RowPrefetch::kNone) launch_dependents();
   RowSlice<T, V, LANES, R, A, Packed> s(n);
-  if (!begin_steps(s, x, rows, [=] {
-        if constexpr (kPrefetches) prefetch_first_row(x, rows, n);
-      })) {
-    return;
-  }
+  if (!start_steps<P>(s, x, rows, n, weight, bias)) return;
   // 16-bit blocks of up to 4 packs a thread (whose weight and bias are not
   // kept) load them unguarded (ColumnValues): H200, cuda_kernel_bench, two
   // runs each against guarded in one call, 4096 x 4096 and 32768 x 2048
@@ -883,7 +954,7 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
   constexpr bool kKept = kKeepsColumns<2, T, V, Packed>;
   constexpr bool kUnguarded = sizeof(T) == 2 && LANES == 0 && V <= 4 && !kKept;
   const ColumnValues<T, V, kKept, kUnguarded> w_at(s, weight), b_at(s, bias);
-  for_each_step<kPrefetches>(s, x, rows, 0.f, [&](auto& v) {
+  for_each_step<P != RowPrefetch::kNone>(s, x, rows, 0.f, [&](auto& v) {
     float mean[R];
     thread_reduce(v, mean, Sum{}, [](float a) { return a; });
     if constexpr (kRowSums) {
@@ -929,10 +1000,11 @@ template <class T, int V, int LANES, int R, Access A, bool Packed>
 __device__ void softmax_rows(const T* __restrict__ x, T* __restrict__ y, long long rows,
                              long long n) {
   constexpr int E = kPack<T>;
-  launch_dependents();
+  constexpr RowPrefetch P = kRowPrefetch<T, V, LANES>;
+  if constexpr (P == RowPrefetch::kNone) launch_dependents();
   RowSlice<T, V, LANES, R, A, Packed> s(n);
-  if (!begin_steps(s, x, rows, [] {})) return;
-  for_each_step(s, x, rows, -INFINITY, [&](auto& v) {
+  if (!start_steps<P>(s, x, rows, n)) return;
+  for_each_step<P != RowPrefetch::kNone>(s, x, rows, -INFINITY, [&](auto& v) {
     float top[R], sum[R] = {};
     thread_reduce(v, top, Max{}, [](float a) { return a; });
     if constexpr (LANES > 0) row_reduce<LANES>(top, Max{});
@@ -1217,8 +1289,8 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 // the planner can pick any of them (softmax's "sh", shared_row_softmax.cuh,
 // also takes its row's bytes of dynamic shared memory). The loop, column
 // and geglu kernels start with overlap_launch; the register configurations'
-// row functions launch their dependents first (layer_norm's f32 blocks
-// later) and wait in begin_steps.
+// row functions launch their dependents first (those that prefetch later:
+// RowPrefetch) and wait in begin_steps.
 // A: the Access of x and y; Packed: whether the row is held in its 16-bit
 // form (Held), a literal true or false: packed kernels are bounded to two
 // blocks per SM (64 registers a thread), the point of packing.
@@ -1317,6 +1389,9 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 
 #define OMNIRT_ROW_CONFIG_KERNELS_SHORT_SOFTMAX_F32(cfg, LANES, V, R) \
   OMNIRT_ROW_LIST_KERNELS(SHORT_SOFTMAX_F32, f32, float, cfg, LANES, V, R, false)
+
+#define OMNIRT_ROW_CONFIG_KERNELS_SHORT_LAYER_NORM_F32(cfg, LANES, V, R) \
+  OMNIRT_ROW_LIST_KERNELS(SHORT_LAYER_NORM_F32, f32, float, cfg, LANES, V, R, false)
 
 // The wide configurations: up to kWideRowThreads (row_configs.h).
 #define OMNIRT_WIDE_ROW_BOUNDS __launch_bounds__(kWideRowThreads)
