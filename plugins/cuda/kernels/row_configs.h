@@ -166,7 +166,10 @@ constexpr int kMinRowThreads = 64;
 /// block (128 registers, 4 blocks) 20.1 us; compiled for 10 blocks per SM
 /// (48 registers, spilling 32 bytes) 20.7, for 12 (40) 25.7, or 20.9 with
 /// the row packed; b2 in 256 threads 19.8. rms_norm and softmax there
-/// within +-1% so.
+/// within +-1% so. Two rows a block held packed, each pack's weight and bias
+/// loaded once for both (diag probe, H200, f16 / bf16): 64 registers, 8
+/// blocks per SM, 72.4 / 67.5% of peak where b4 ran 75.1 / 73.6%; 72
+/// registers 73.9 / 70.9, 80 74.1 / 71.3; softmax so 41-52%.
 constexpr int kPreferredRowThreads = 128;
 /// Packs a thread of the configuration rms_norm and layer_norm over f32 take
 /// first, in blocks of up to kMaxRowThreads (b4: rows of 2048 to 8192
@@ -226,6 +229,10 @@ constexpr bool row_list_streams(RowConfigList list, int element_bytes) {
 /// blocks of 128 instead of 8, 4096 x 4096 18.6 -> 20.3 us in f16, 19.0 ->
 /// 20.8 in bf16; kept beside a packed row, at 64 with spills, 18.8 and 19.9,
 /// and 16384 x 8192 136.2 against b8h's 132.7; H200, --sweep, two runs).
+/// 16-bit b4 keeping its weight alone, loading the bias after the
+/// reductions (diag probe, f16 / bf16 4096 x 4096): beside a packed row (63
+/// registers) 74.6 / 72.1% of peak where the plugin's ran 74.2 / 73.0,
+/// beside floats (64, spilling 20 bytes) 72.0 / 71.7.
 constexpr int kept_column_registers(int params, int element_bytes) {
   return params == 1 ? 16 : element_bytes == 4 ? 8 : 0;
 }

@@ -346,7 +346,11 @@ __device__ __forceinline__ S warp_reduce(S value, Op op) {
 // cuda_kernel_bench, three runs each on like GPUs): f32 layer_norm 4096 x
 // 32000 (1024 threads) 7%, 16384 x 8192 (512) 4%, rms_norm's 4096 x 32000
 // 2%, 16-bit softmax 4096 x 4096 (128) 17.7 -> 17.9 us, the others within
-// 1.2% (geglu, which merges nothing, 0.3% slower on that GPU).
+// 1.2% (geglu, which merges nothing, 0.3% slower on that GPU). Nor did a
+// second of_warp of only log2(warps) rounds, each run of `warps` lanes
+// holding every partial (diag probe, 16-bit 4096 x 4096: softmax f16 79.3-
+// 79.4% of peak against 79.6-79.8, bf16 76.2-76.3 against 79.6-79.7,
+// layer_norm 0.2-0.3 points slower).
 template <class S, class OfWarp>
 __device__ S block_merge_by(S value, S identity, OfWarp of_warp) {
   __shared__ S partial[32];
@@ -667,6 +671,11 @@ enum class RowPrefetch {
 // step ran the short f32 rows 3-5% slower (kLayerNormPrefetch's comment);
 // H200, diag probe (timed as cuda_kernel_bench), f32 65536 x 128, two runs
 // each: within 8 MiB as within 4, within 2 MiB 0.5-1.2 points less.
+// Untried in the plugin: the 16-bit blocks of 4096 x 4096 so (diag probe,
+// a process of its own, H200: within 4 MiB softmax 79.7 -> 80.5-80.7%,
+// rms_norm 80.7-81.0 -> 81.9-82.2, layer_norm f16 75.5 -> 75.0-75.1, bf16
+// 74.1 -> 74.4-74.5; within 1 or 8 MiB, or launching late with no
+// prefetch, slower than the plugin's).
 constexpr long long kPrefetchedBytes = 4LL << 20;
 
 // Has L2 fetch the rows of the block's first step (begin_steps found some)
