@@ -83,14 +83,14 @@
 // layer_norm over f32 alone: rows of 17-32 packs a warp each, two rows at a
 // time (as EVERY's w1), in blocks of kShortLayerNormThreads, read and
 // written as streaming accesses. H200, diag probe (timed as
-// cuda_kernel_bench), two runs each against w1 in 256 threads, cached (the
-// plugin's before): 65536 x 128 79.8-80.2% of peak against 79.3, and with
-// both prefetching (row_kernels.cuh's kShortF32Rows) 82.4-82.6 against
-// 79.9; 524288 x 128 87.6-87.7 against 85.6-86.4 (w1 streaming in 256
-// threads: 78.4-78.9 and 85.0-85.9). cuda_kernel_bench, prefetching:
-// kShortF32Rows' comment. In the sweep (one call) it ran 80.1% at 65536 x
-// 128, w1 in 128 threads, the same kernel, 80.4, and four rows a warp
-// (w1r4) 80.3.
+// cuda_kernel_bench, a process of its own), against w1 in 256 threads,
+// cached (the plugin's before), in two calls: 65536 x 128 79.3-79.9% of
+// peak against 78.7-79.3, and with both prefetching (row_kernels.cuh's
+// kShortF32Rows) 82.6 against 79.9; 524288 x 128 87.2-87.6 against
+// 85.9-86.4 (w1 streaming in 256 threads: 78.8-78.9 and 85.9).
+// cuda_kernel_bench, prefetching: kShortF32Rows' comment. In the sweep
+// (one call) it ran 80.1% at 65536 x 128, w1 in 128 threads, the same
+// kernel, 80.4, and four rows a warp (w1r4) 80.3.
 #define OMNIRT_ROW_CONFIGS_SHORT_LAYER_NORM_F32(X) X(SHORT_LAYER_NORM_F32, w1r2, 32, 1, 2)
 
 // Every list above, in the order of the plugin's kernel variants

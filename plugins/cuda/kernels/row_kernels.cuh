@@ -825,15 +825,16 @@ __device__ __forceinline__ float divide_statistic(float x, float n) {
 // 127.7-127.8 us, softmax 127.5-127.6 -> 128.0-128.3 (ATen 129.2-129.3),
 // layer_norm 129.1-129.2 -> 127.9-128.0. The diag probe (timed alike, a
 // process of its own) measured twice the gain at 65536 x 128 (rms_norm w1r1
-// 80.9 -> 82.1-82.2%, softmax 80.2-80.4 -> 82.4-82.9, layer_norm 79.3 ->
-// 82.4-82.6), and as little as the bench where the context's per-thread
-// stack had been raised above its 1 KiB default: cudaDeviceSetLimit(
-// cudaLimitStackSize) to 2 or 16 KiB, or torch launching a kernel first
-// (as in the bench; setting the limit back to 1 KiB after that did not
-// help), layer_norm and softmax 80.1-81.1%, the streaming reference
-// unchanged. The same prefetch with the dependents launched first thing ran
-// 78.3-81.4% in the probe; the weight and bias prefetched too 0.3-0.4
-// points more than without, with a weight and bias of each input set's own.
+// 80.9 -> 82.1-82.2%, softmax 80.3-80.4 -> 82.7-82.9, layer_norm 79.3 (w1
+// in 256 threads) -> 82.6), and as little as the bench where the context's
+// per-thread stack had been raised above its 1 KiB default:
+// cudaDeviceSetLimit(cudaLimitStackSize) to 2 or 16 KiB, or torch launching
+// a kernel first (as in the bench; setting the limit back to 1 KiB after
+// that did not help), layer_norm and softmax 79.6-81.1%, the streaming
+// reference unchanged. The same prefetch with the dependents launched first
+// thing ran these configurations 78.5-81.4% in the probe; the weight and
+// bias prefetched too 0.2-0.4 points faster than without, with a weight and
+// bias of each input set's own.
 template <class T, int V, int LANES>
 constexpr bool kShortF32Rows = std::is_same_v<T, float> && LANES > 0 && LANES * V == 32;
 
