@@ -817,21 +817,21 @@ __device__ __forceinline__ float divide_statistic(float x, float n) {
 // holds the f32 rows of 17-32 packs (65-128 elements) of the short-row
 // lists (row_configs.h): its blocks prefetch their first step's rows near
 // x's start, and the first block the op's weight and bias
-// (RowPrefetch::kFirstStepsBounded). H200, cuda_kernel_bench, three runs
-// each against the kernels before on a like GPU (streaming reference 81.0-
-// 81.1% of peak at 65536 x 128 on both): 65536 x 128 rms_norm 80.4-80.6 ->
-// 81.9-82.0%, softmax 79.9-80.0 -> 80.8, layer_norm (SHORT_LAYER_NORM_F32's
-// w1r2 too) 78.4-78.6 -> 79.9-80.3; 524288 x 128 rms_norm 126.9-127.0 ->
-// 127.7-127.8 us, softmax 127.5-127.6 -> 128.0-128.3 (ATen 129.2-129.3),
-// layer_norm 129.1-129.2 -> 127.9-128.0. The diag probe (timed alike, a
-// process of its own) measured twice the gain at 65536 x 128 (rms_norm w1r1
-// 80.9 -> 82.1-82.2%, softmax 80.3-80.4 -> 82.7-82.9, layer_norm 79.3 (w1
-// in 256 threads) -> 82.6), and as little as the bench where the context's
-// per-thread stack had been raised above its 1 KiB default:
-// cudaDeviceSetLimit(cudaLimitStackSize) to 2 or 16 KiB, or torch launching
-// a kernel first (as in the bench; setting the limit back to 1 KiB after
-// that did not help), layer_norm and softmax 79.6-81.1%, the streaming
-// reference unchanged. The same prefetch with the dependents launched first
+// (RowPrefetch::kFirstStepsBounded). H200, cuda_kernel_bench, five runs in
+// two calls against three of the kernels before on a like GPU (streaming
+// reference 80.5-81.2% of peak at 65536 x 128): 65536 x 128 rms_norm
+// 80.4-80.6 -> 81.9-82.0%, softmax 79.9-80.0 -> 80.8-81.0, layer_norm
+// (SHORT_LAYER_NORM_F32's w1r2 too) 78.4-78.6 -> 79.9-80.3; 524288 x 128
+// rms_norm 126.9-127.0 -> 127.7-127.8 us, softmax 127.5-127.6 -> 128.0-128.3
+// (ATen 129.2-129.4), layer_norm 129.1-129.2 -> 127.8-128.1. The diag
+// probe (timed alike, a process of its own) measured twice the gain at
+// 65536 x 128 (rms_norm w1r1 80.9 -> 82.1-82.2%, softmax 80.3-80.4 ->
+// 82.7-82.9, layer_norm 79.3 (w1 in 256 threads) -> 82.6), and as little as
+// the bench where the context's per-thread stack had been raised above its
+// 1 KiB default (cudaDeviceSetLimit(cudaLimitStackSize) to 2 or 16 KiB, or
+// torch launching a kernel first, as in the bench; setting the limit back
+// to 1 KiB after that did not help): layer_norm and softmax 79.6-81.1%, the
+// streaming reference unchanged. The same prefetch with the dependents launched first
 // thing ran these configurations 78.5-81.4% in the probe; the weight and
 // bias prefetched too 0.2-0.4 points faster than without, with a weight and
 // bias of each input set's own.
