@@ -689,10 +689,16 @@ __device__ __forceinline__ void prefetch_first_step(const Slice& s, const T* x, 
   prefetch_to_l2(x + first * n, unsigned(count * n * sizeof(T)));
 }
 
+// A kernel whose blocks prefetch as P says calls this first thing: where P
+// is kNone it launches its dependents now, else for_each_step<P> does.
+template <RowPrefetch P>
+__device__ __forceinline__ void launch_dependents_first() {
+  if constexpr (P == RowPrefetch::kNone) launch_dependents();
+}
+
 // begin_steps for a kernel whose blocks prefetch as P says (rows of n),
 // where kFirstStepsBounded also the op's per-column parameters (weight,
-// bias: n each), by the first block. Where P is kNone, the kernel has
-// launched its dependents first thing.
+// bias: n each), by the first block.
 template <RowPrefetch P, class Slice, class T, class... Params>
 __device__ __forceinline__ bool start_steps(Slice& s, const T* x, long long rows, long long n,
                                             const Params*... params) {
@@ -709,16 +715,16 @@ __device__ __forceinline__ bool start_steps(Slice& s, const T* x, long long rows
 // body(v) once per step of slice s, v holding this thread's packs of its rows (packs outside them:
 // fill). A pass of a body reads v through Held::get and may keep what it
 // computed (Held::keep); where v is Packed, later passes compute it again.
-// LaunchAtLastStep: the block launches its dependents once its last step's
-// loads are issued (a RowPrefetch other than kNone), not at the kernel's
-// start.
-template <bool LaunchAtLastStep = false, class Slice, class T, class Body>
+// P other than kNone: the block launches its dependents once its last
+// step's loads are issued, not at the kernel's start
+// (launch_dependents_first).
+template <RowPrefetch P, class Slice, class T, class Body>
 __device__ __forceinline__ void for_each_step(Slice& s, const T* x, long long rows, float fill,
                                               Body body) {
   const auto take_step = [&](long long first) {
     typename Slice::Packs v;
     s.load_rows(x, fill, v);
-    if constexpr (LaunchAtLastStep) {
+    if constexpr (P != RowPrefetch::kNone) {
       if (first + s.step() >= rows) launch_dependents();
     }
     body(v);
@@ -849,11 +855,11 @@ __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ wei
                               T* __restrict__ y, long long rows, long long n, float eps) {
   constexpr int E = kPack<T>;
   constexpr RowPrefetch P = kRowPrefetch<T, V, LANES>;
-  if constexpr (P == RowPrefetch::kNone) launch_dependents();
+  launch_dependents_first<P>();
   RowSlice<T, V, LANES, R, A, Packed> s(n);
   if (!start_steps<P>(s, x, rows, n, weight)) return;
   const ColumnValues<T, V, kKeepsColumns<1, T, V, Packed>> w_at(s, weight);
-  for_each_step<P != RowPrefetch::kNone>(s, x, rows, 0.f, [&](auto& v) {
+  for_each_step<P>(s, x, rows, 0.f, [&](auto& v) {
     float scale[R];
     thread_reduce(v, scale, Sum{}, [](float a) { return a * a; });
     row_reduce<LANES>(scale, Sum{});
@@ -953,7 +959,7 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
   // Groups and 16-bit blocks reduce the row's sum, then its squares about
   // the mean; f32 blocks merge each thread's Moments.
   constexpr bool kRowSums = LANES > 0 || sizeof(T) == 2;
-  if constexpr (P == RowPrefetch::kNone) launch_dependents();
+  launch_dependents_first<P>();
   RowSlice<T, V, LANES, R, A, Packed> s(n);
   if (!start_steps<P>(s, x, rows, n, weight, bias)) return;
   // 16-bit blocks of up to 4 packs a thread (whose weight and bias are not
@@ -964,7 +970,7 @@ __device__ void layer_norm_rows(const T* __restrict__ x, const T* __restrict__ w
   constexpr bool kKept = kKeepsColumns<2, T, V, Packed>;
   constexpr bool kUnguarded = sizeof(T) == 2 && LANES == 0 && V <= 4 && !kKept;
   const ColumnValues<T, V, kKept, kUnguarded> w_at(s, weight), b_at(s, bias);
-  for_each_step<P != RowPrefetch::kNone>(s, x, rows, 0.f, [&](auto& v) {
+  for_each_step<P>(s, x, rows, 0.f, [&](auto& v) {
     float mean[R];
     thread_reduce(v, mean, Sum{}, [](float a) { return a; });
     if constexpr (kRowSums) {
@@ -1011,10 +1017,10 @@ __device__ void softmax_rows(const T* __restrict__ x, T* __restrict__ y, long lo
                              long long n) {
   constexpr int E = kPack<T>;
   constexpr RowPrefetch P = kRowPrefetch<T, V, LANES>;
-  if constexpr (P == RowPrefetch::kNone) launch_dependents();
+  launch_dependents_first<P>();
   RowSlice<T, V, LANES, R, A, Packed> s(n);
   if (!start_steps<P>(s, x, rows, n)) return;
-  for_each_step<P != RowPrefetch::kNone>(s, x, rows, -INFINITY, [&](auto& v) {
+  for_each_step<P>(s, x, rows, -INFINITY, [&](auto& v) {
     float top[R], sum[R] = {};
     thread_reduce(v, top, Max{}, [](float a) { return a; });
     if constexpr (LANES > 0) row_reduce<LANES>(top, Max{});
