@@ -41,7 +41,7 @@ struct Config {
   int most_threads = kernels::kMaxRowThreads;  // of a whole-block configuration
   // The list of row_configs.h whose kernels it is like: its dtypes
   // (row_list_has_dtype) and whether the plugin's kernel of it is the
-  // sweep's _cs (row_list_streams).
+  // sweep's _cs (row_config_streams).
   kernels::RowConfigList list = kernels::RowConfigList::EVERY;
 };
 // How the kernels of a list of row_configs.h (or the sweep's like it) hold a row.
@@ -247,7 +247,7 @@ std::vector<Candidate> Sweep::candidates(const OpCase& c, std::vector<KernelArgs
         k.name = std::string(config.suffix) + access;
         k.config = config;
         k.block = unsigned(block);
-        const bool plugin_access = (*access != '\0') == kernels::row_list_streams(config.list, element_bytes);
+        const bool plugin_access = (*access != '\0') == kernels::row_config_streams(config.list, element_bytes, config.lanes, config.packs);
         add_grids(k, "omnirt_" + c.op + "_" + dtype_name(c.dtype) + "_" + k.name,
                   ceil_div(rows, rows_per_block), plan,
                   plugin_access && std::string(config.suffix) == cuda::variant_suffix(plan.variant), args, out);

@@ -27,7 +27,8 @@ constexpr Use use_of(RowConfigList list) {
     case RowConfigList::PACKED: return Use::kNorms;
     case RowConfigList::LAYER_NORM_16:
     case RowConfigList::SHORT_LAYER_NORM_F32: return Use::kLayerNorm;
-    case RowConfigList::SHORT_F32: return Use::kRmsNorm;
+    case RowConfigList::SHORT_F32:
+    case RowConfigList::RMS_NORM_16: return Use::kRmsNorm;
     case RowConfigList::SHORT_SOFTMAX_F32: return Use::kSoftmax;
     default: return Use::kEveryOp;
   }
@@ -98,19 +99,25 @@ LaunchPlan block_per_row(const RowConfig& c, long long rows, long long packs, in
 }
 
 // A block per row of the fewest packs a thread (at most `most_packs`), among
-// the whole-block configurations `op` runs (use kEveryOp) or the wide ones
-// (use kNormsWide), that holds the row in at most `most` threads;
-// nothing (grid 0) when none does.
+// the whole-block configurations `op` runs (use kEveryOp; one of the op's
+// own before one of every op's of as many packs) or the wide ones (use
+// kNormsWide), that holds the row in at most `most` threads; nothing
+// (grid 0) when none does.
 LaunchPlan fewest_packs(Use use, RowOp op, int element_bytes, long long rows, long long packs, int most,
                         int most_packs = std::numeric_limits<int>::max()) {
+  const RowConfig* best = nullptr;
+  LaunchPlan plan;
   for (const RowConfig& c : kRowConfigs) {
     const bool taken = use == Use::kNormsWide ? c.use() == use && row_list_has_dtype(c.list, element_bytes)
                                                   : runs(c, op, element_bytes);
     if (c.lanes != 0 || !taken || c.packs > most_packs) continue;
-    const LaunchPlan plan = block_per_row(c, rows, packs, most);
-    if (plan.grid > 0) return plan;
+    if (best != nullptr && (c.packs > best->packs || (c.packs == best->packs && c.use() == Use::kEveryOp))) continue;
+    const LaunchPlan fits = block_per_row(c, rows, packs, most);
+    if (fits.grid == 0) continue;
+    best = &c;
+    plan = fits;
   }
-  return {};
+  return plan;
 }
 
 }  // namespace

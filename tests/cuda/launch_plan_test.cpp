@@ -138,8 +138,11 @@ TEST(LaunchPlanTest, BlocksPerRowPreferFewThreads) {
       EXPECT_EQ(block_of(op, 16384, 4), "k8/512");
       EXPECT_EQ(block_of(op, 32000, 4), "k8/1024");
     }
-    EXPECT_EQ(block_of(op, 4096, 2), "b4/128");
-    EXPECT_EQ(block_of(op, 2048, 2), "b4/64");
+    // rms_norm's 16-bit b4 is its own (RMS_NORM_16: read and written as
+    // streaming accesses, where EVERY's b4 is cached in 16-bit).
+    const std::string b4 = op == RowOp::kRmsNorm ? "b4s" : "b4";
+    EXPECT_EQ(block_of(op, 4096, 2), b4 + "/128");
+    EXPECT_EQ(block_of(op, 2048, 2), b4 + "/64");
   }
   // 16-bit rows longer than b4 holds in 128 threads: the norms hold them
   // packed, softmax in more threads of b4, then in shared memory.
@@ -147,6 +150,20 @@ TEST(LaunchPlanTest, BlocksPerRowPreferFewThreads) {
   EXPECT_EQ(block_of(RowOp::kLayerNorm, 32000, 2), "b8h/512");
   EXPECT_EQ(block_of(RowOp::kSoftmax, 8192, 2), "b4/256");
   EXPECT_EQ(block_of(RowOp::kSoftmax, 16384, 2), "b4/512");
+}
+
+// The 16-bit b4 blocks prefetch their first rows; EVERY's read and write
+// cached (softmax, layer_norm), rms_norm's own (b4s) streaming, as the
+// other 16-bit configurations that hold rows as floats.
+TEST(LaunchPlanTest, SixteenBitBlocksOfFourPacksCachedButRmsNorms) {
+  EXPECT_TRUE(kernels::row_blocks_prefetch_bounded(2, 0, 4));
+  EXPECT_FALSE(kernels::row_blocks_prefetch_bounded(4, 0, 4));
+  EXPECT_FALSE(kernels::row_blocks_prefetch_bounded(2, 0, 8));
+  EXPECT_FALSE(kernels::row_blocks_prefetch_bounded(2, 32, 4));
+  EXPECT_FALSE(kernels::row_config_streams(kernels::RowConfigList::EVERY, 2, 0, 4));
+  EXPECT_TRUE(kernels::row_config_streams(kernels::RowConfigList::RMS_NORM_16, 2, 0, 4));
+  EXPECT_TRUE(kernels::row_config_streams(kernels::RowConfigList::EVERY, 2, 32, 4));
+  EXPECT_FALSE(kernels::row_config_streams(kernels::RowConfigList::EVERY, 4, 0, 4));
 }
 
 // softmax's 16-bit rows beyond b4 go to shared memory, up to kSharedRowBytes.
@@ -240,6 +257,8 @@ TEST(LaunchPlanTest, EveryVariantHasASuffix) {
   EXPECT_TRUE(variant_has_dtype(kRow_w1r2, 4));
   EXPECT_FALSE(variant_has_dtype(kRow_w1r2, 2));
   EXPECT_TRUE(variant_has_dtype(kRow_b4, 2));
+  EXPECT_TRUE(variant_has_dtype(kRow_b4s, 2));
+  EXPECT_FALSE(variant_has_dtype(kRow_b4s, 4));
   EXPECT_TRUE(variant_has_dtype(kRow_b8h, 2));
   EXPECT_FALSE(variant_has_dtype(kRow_b8h, 4));
   EXPECT_TRUE(variant_has_dtype(kSharedRow, 2));

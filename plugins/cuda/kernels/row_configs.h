@@ -58,15 +58,16 @@
 #define OMNIRT_ROW_CONFIGS_LAYER_NORM_16(X) X(LAYER_NORM_16, g16r4, 16, 1, 4)
 
 // rms_norm over f32 alone: rows of 17-32 packs (up to 128 elements) a warp
-// each, one row at a time instead of w1's two, read and written as streaming
-// accesses (H200, --sweep, 524288 x 128: 128.0 us against w1's 130.8; 65536
-// x 128: 17.8 against 18.2, where cached w1r1 ran 18.5; layer_norm 1.5%
-// slower so, not it; softmax has its own below).
+// each, one row at a time instead of w1's two (H200, --sweep, 524288 x 128:
+// 128.0 us against w1's 130.8; 65536 x 128: 17.8 against 18.2; layer_norm
+// 1.5% slower so, not it; softmax has its own below; all streaming then).
+// Read and written cached, as the other two short-row lists, since their
+// blocks prefetch (row_list_streams).
 #define OMNIRT_ROW_CONFIGS_SHORT_F32(X) X(SHORT_F32, w1r1, 32, 1, 1)
 
 // softmax over f32 alone: rows of 17-32 packs in groups of 16 lanes of two
 // packs each, two rows at a time, in blocks of kShortSoftmaxThreads, read and
-// written as streaming accesses. H200, --sweep, against w1r1 in 256
+// written cached (row_list_streams). H200, --sweep, streaming, against w1r1 in 256
 // threads (the plugin's before), three runs in one call: 65536 x 128 17.5
 // us against 17.8 (79.6-79.7% of peak against 78.3%), in 128 threads 17.7,
 // in 256 17.9; one run: 524288 x 128 128.2 against 129.3. cuda_kernel_bench,
@@ -82,7 +83,7 @@
 
 // layer_norm over f32 alone: rows of 17-32 packs a warp each, two rows at a
 // time (as EVERY's w1), in blocks of kShortLayerNormThreads, read and
-// written as streaming accesses. H200, diag probe (timed as
+// written cached (row_list_streams). Streaming: H200, diag probe (timed as
 // cuda_kernel_bench, a process of its own), against w1 in 256 threads,
 // cached (the plugin's before), in two calls: 65536 x 128 79.3-79.9% of
 // peak against 78.7-79.3, and with both prefetching (row_kernels.cuh's
@@ -93,6 +94,14 @@
 // kernel, 80.4, and four rows a warp (w1r4) 80.3.
 #define OMNIRT_ROW_CONFIGS_SHORT_LAYER_NORM_F32(X) X(SHORT_LAYER_NORM_F32, w1r2, 32, 1, 2)
 
+// rms_norm over f16/bf16 alone: EVERY's b4 (rows of 2048-4096 elements)
+// read and written as streaming accesses, where EVERY's 16-bit b4 is cached
+// for softmax and layer_norm (row_config_streams). Both prefetch their first
+// blocks' rows (row_blocks_prefetch_bounded). H200, cuda_kernel_bench
+// --sweep, 4096 x 4096, both prefetching: rms_norm f16 80.5% of peak
+// streaming against 79.3% cached, bf16 79.6 against 77.6.
+#define OMNIRT_ROW_CONFIGS_RMS_NORM_16(X) X(RMS_NORM_16, b4s, 0, 4, 1)
+
 // Every list above, in the order of the plugin's kernel variants
 // (launch_plan.h's Variant). Each entry names its list (EVERY: the one of
 // every dtype and op; the others OMNIRT_ROW_CONFIGS_<list>; RowConfigList
@@ -102,7 +111,8 @@
 #define OMNIRT_ROW_CONFIG_LISTS(X)                                                                 \
   OMNIRT_ROW_CONFIGS_EVERY(X) OMNIRT_ROW_CONFIGS_F32(X) OMNIRT_ROW_CONFIGS_WIDE_F32(X)              \
   OMNIRT_ROW_CONFIGS_PACKED(X) OMNIRT_ROW_CONFIGS_LAYER_NORM_16(X) OMNIRT_ROW_CONFIGS_SHORT_F32(X)  \
-  OMNIRT_ROW_CONFIGS_SHORT_SOFTMAX_F32(X) OMNIRT_ROW_CONFIGS_SHORT_LAYER_NORM_F32(X)
+  OMNIRT_ROW_CONFIGS_SHORT_SOFTMAX_F32(X) OMNIRT_ROW_CONFIGS_SHORT_LAYER_NORM_F32(X)               \
+  OMNIRT_ROW_CONFIGS_RMS_NORM_16(X)
 
 // softmax over 16-bit rows longer than b4 holds in kMaxRowThreads threads,
 // up to kSharedRowBytes, runs "sh" (shared_row_softmax.cuh): a block per row
@@ -131,7 +141,8 @@ enum class RowConfigList {
   LAYER_NORM_16,
   SHORT_F32,
   SHORT_SOFTMAX_F32,
-  SHORT_LAYER_NORM_F32
+  SHORT_LAYER_NORM_F32,
+  RMS_NORM_16
 };
 
 /// Most threads of a group configuration (lanes > 0; its __launch_bounds__),
@@ -190,15 +201,24 @@ constexpr bool row_list_has_dtype(RowConfigList list, int element_bytes) {
   switch (list) {
     case RowConfigList::EVERY: return true;
     case RowConfigList::PACKED:
-    case RowConfigList::LAYER_NORM_16: return element_bytes == 2;
+    case RowConfigList::LAYER_NORM_16:
+    case RowConfigList::RMS_NORM_16: return element_bytes == 2;
     default: return element_bytes == 4;
   }
 }
 /// Whether the plugin's kernels of `list` over elements of `element_bytes`
 /// read and write as streaming accesses (row_kernels.cuh's Access) rather
-/// than cached ones: the f32 lists WIDE_F32 and the three SHORT ones, and
-/// every 16-bit kernel that holds its row as floats
-/// (EVERY's and LAYER_NORM_16's).
+/// than cached ones: WIDE_F32's, and every 16-bit kernel that holds its row
+/// as floats (EVERY's, LAYER_NORM_16's and RMS_NORM_16's; but EVERY's b4:
+/// row_config_streams). Not the three SHORT f32 lists, whose groups prefetch
+/// their first rows and launch their dependents late (row_kernels.cuh's
+/// kShortF32Rows): so, cached ran faster than streaming on the H200
+/// (cuda_kernel_bench --sweep, in the bench's torch context, one run each):
+/// 65536 x 128 rms_norm w1r1 81.1% of peak against 80.3, softmax g16p2
+/// 83.1 against 81.5, layer_norm w1r2 80.9 against 79.5; 524288 x 128
+/// (another H200) 126.8 us against 128.3, 127.1 against 128.3, 127.0
+/// against 128.1. Before the prefetch, streaming ran them faster (the lists'
+/// comments).
 /// H200, cuda_kernel_bench, each kernel of EVERY, F32 and LAYER_NORM_16
 /// streaming against cached, two runs each in one session: the 16-bit
 /// 4096 x 4096 rows (b4) 6.6-7.7% faster in the norms, 3.1-3.6% in softmax;
@@ -208,14 +228,38 @@ constexpr bool row_list_has_dtype(RowConfigList list, int element_bytes) {
 /// 4096 x 32000 (F32's b16) 7.7%.
 constexpr bool row_list_streams(RowConfigList list, int element_bytes) {
   switch (list) {
-    case RowConfigList::WIDE_F32:
-    case RowConfigList::SHORT_F32:
-    case RowConfigList::SHORT_SOFTMAX_F32:
-    case RowConfigList::SHORT_LAYER_NORM_F32: return true;
+    case RowConfigList::WIDE_F32: return true;
     case RowConfigList::EVERY:
-    case RowConfigList::LAYER_NORM_16: return element_bytes == 2;
+    case RowConfigList::LAYER_NORM_16:
+    case RowConfigList::RMS_NORM_16: return element_bytes == 2;
     default: return false;
   }
+}
+/// Whether a whole-block configuration of `packs` packs a thread (lanes 0)
+/// over elements of `element_bytes` has its first blocks have L2 prefetch
+/// their rows before the wait for the previous kernel, and launch its
+/// dependents late (row_kernels.cuh's RowPrefetch::kFirstStepsBounded): the
+/// 16-bit b4 blocks (rows of 2048-4096 elements). H200, cuda_kernel_bench,
+/// 4096 x 4096, three runs each, streaming as before: rms_norm f16 / bf16
+/// 81.2-81.4 / 80.8-81.0% of peak, softmax 79.0-79.2, layer_norm
+/// 74.4-74.5 / 73.4-73.6, where the kernels without it ran 80.6 / 80.2,
+/// 78.2-78.7 and 75.1 / 73.9 on another H200 (the streaming reference
+/// 80.8-81.2% on both).
+constexpr bool row_blocks_prefetch_bounded(int element_bytes, int lanes, int packs) {
+  return element_bytes == 2 && lanes == 0 && packs == 4;
+}
+/// Whether the plugin's kernel of configuration (`lanes`, `packs`) of
+/// `list` over elements of `element_bytes` streams: as its list does
+/// (row_list_streams), but EVERY's 16-bit blocks that prefetch bounded
+/// (softmax's and layer_norm's b4; rms_norm's is RMS_NORM_16's b4s) are
+/// cached. H200, cuda_kernel_bench --sweep, 4096 x 4096, both prefetching,
+/// cached against streaming, f16 / bf16: softmax 81.3 / 81.5% of peak
+/// against 78.4 / 78.5, layer_norm 75.1 / 74.2 against 73.8 / 72.8,
+/// rms_norm 79.3 / 77.6 against 80.5 / 79.6 (without the prefetch the
+/// 16-bit b4 blocks ran 3-8% faster streaming: row_list_streams).
+constexpr bool row_config_streams(RowConfigList list, int element_bytes, int lanes, int packs) {
+  if (list == RowConfigList::EVERY && row_blocks_prefetch_bounded(element_bytes, lanes, packs)) return false;
+  return row_list_streams(list, element_bytes);
 }
 /// Registers a thread of a register configuration may spend holding the
 /// `params` per-column parameters of its op (rms_norm's weight: 1;

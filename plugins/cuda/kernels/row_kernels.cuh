@@ -52,9 +52,11 @@ constexpr int kPack = kPackBytes / int(sizeof(T));
 // How a row kernel reads its input and writes its output. kStreaming marks
 // both as touched once (ld.global.cs, st.global.cs: evict first), so that L2
 // keeps what is read again (weight, bias); kCached is the default policy.
-// row_configs.h's row_list_streams says which of the plugin's kernels stream:
-// the 16-bit ones holding rows as floats (up to 7.7% faster, at 64 MiB), the
-// f32 wide and short-row ones. Both halves or neither: in cuda_kernel_bench
+// row_configs.h's row_config_streams says which of the plugin's kernels
+// stream: the 16-bit ones holding rows as floats (up to 7.7% faster, at 64
+// MiB) but softmax's and layer_norm's b4, and the f32 wide ones; those whose
+// blocks prefetch their first rows ran faster cached (row_config_streams,
+// row_list_streams). Both halves or neither: in cuda_kernel_bench
 // on one H200, the streaming kernels streaming their loads alone ran up to 9%
 // slower (4096 x 4096 rms_norm 8.8%), and every kernel streaming its stores
 // alone up to 9% slower than as chosen here, none of the 54 cases faster by
@@ -65,9 +67,9 @@ constexpr int kPack = kPackBytes / int(sizeof(T));
 enum class Access { kCached, kStreaming };
 
 // The Access of the plugin's kernels of list L of row_configs.h over T.
-template <RowConfigList L, class T>
-constexpr Access kListAccess =
-    row_list_streams(L, int(sizeof(T))) ? Access::kStreaming : Access::kCached;
+template <RowConfigList L, class T, int LANES, int V>
+constexpr Access kConfigAccess =
+    row_config_streams(L, int(sizeof(T)), LANES, V) ? Access::kStreaming : Access::kCached;
 
 // The elements of a 16-byte pack of T as floats.
 template <class T, int E>
@@ -662,7 +664,8 @@ enum class RowPrefetch {
   kNone,
   kFirstRow,           // the block's row (prefetch_first_row): kLayerNormPrefetch
   // The block's first step's rows near x's start (prefetch_first_step), and
-  // in the first block the op's weight and bias: kShortF32Rows.
+  // in the first block the op's weight and bias: kShortF32Rows and
+  // row_configs.h's row_blocks_prefetch_bounded.
   kFirstStepsBounded,
 };
 
@@ -670,12 +673,12 @@ enum class RowPrefetch {
 // L2 prefetch: the first blocks' alone. Every block prefetching its first
 // step ran the short f32 rows 3-5% slower (kLayerNormPrefetch's comment);
 // H200, diag probe (timed as cuda_kernel_bench), f32 65536 x 128, two runs
-// each: within 8 MiB as within 4, within 2 MiB 0.5-1.2 points less.
-// Untried in the plugin: the 16-bit blocks of 4096 x 4096 so (diag probe,
-// a process of its own, H200: within 4 MiB softmax 79.7 -> 80.5-80.7%,
-// rms_norm 80.7-81.0 -> 81.9-82.2, layer_norm f16 75.5 -> 75.0-75.1, bf16
-// 74.1 -> 74.4-74.5; within 1 or 8 MiB, or launching late with no
-// prefetch, slower than the plugin's).
+// each: within 8 MiB as within 4, within 2 MiB 0.5-1.2 points less. The
+// 16-bit blocks of 4096 x 4096 (diag probe, a process of its own, H200):
+// within 4 MiB softmax 79.7 -> 80.5-80.7%, rms_norm 80.7-81.0 -> 81.9-82.2,
+// layer_norm f16 75.5 -> 75.0-75.1, bf16 74.1 -> 74.4-74.5; within 1 or 8
+// MiB, or launching late with no prefetch, slower than without (the
+// plugin's figures: row_configs.h's row_blocks_prefetch_bounded).
 constexpr long long kPrefetchedBytes = 4LL << 20;
 
 // Has L2 fetch the rows of the block's first step (begin_steps found some)
@@ -840,7 +843,8 @@ __device__ __forceinline__ float divide_statistic(float x, float n) {
 // streaming reference unchanged. The same prefetch with the dependents launched first
 // thing ran these configurations 78.5-81.4% in the probe; the weight and
 // bias prefetched too 0.2-0.4 points faster than without, with a weight and
-// bias of each input set's own.
+// bias of each input set's own. Those figures streaming; the lists read
+// and write cached since (row_configs.h's row_list_streams says why).
 template <class T, int V, int LANES>
 constexpr bool kShortF32Rows = std::is_same_v<T, float> && LANES > 0 && LANES * V == 32;
 
@@ -848,7 +852,9 @@ constexpr bool kShortF32Rows = std::is_same_v<T, float> && LANES > 0 && LANES * 
 // (layer_norm's: kLayerNormPrefetch).
 template <class T, int V, int LANES>
 constexpr RowPrefetch kRowPrefetch =
-    kShortF32Rows<T, V, LANES> ? RowPrefetch::kFirstStepsBounded : RowPrefetch::kNone;
+    kShortF32Rows<T, V, LANES> || row_blocks_prefetch_bounded(int(sizeof(T)), LANES, V)
+        ? RowPrefetch::kFirstStepsBounded
+        : RowPrefetch::kNone;
 
 template <class T, int V, int LANES, int R, Access A, bool Packed>
 __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ weight,
@@ -1390,7 +1396,7 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 
 // A list's kernels in one dtype, read and written as the list's Access.
 #define OMNIRT_ROW_LIST_KERNELS(list, dt, T, cfg, LANES, V, R, Packed) \
-  OMNIRT_ROW_KERNELS_HELD(dt, T, cfg, LANES, V, R, (kListAccess<RowConfigList::list, T>), Packed)
+  OMNIRT_ROW_KERNELS_HELD(dt, T, cfg, LANES, V, R, (kConfigAccess<RowConfigList::list, T, LANES, V>), Packed)
 
 #define OMNIRT_ROW_CONFIG_KERNELS_EVERY(cfg, LANES, V, R)              \
   OMNIRT_ROW_LIST_KERNELS(EVERY, f32, float, cfg, LANES, V, R, false)  \
@@ -1413,12 +1419,16 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 #define OMNIRT_WIDE_ROW_BOUNDS __launch_bounds__(kWideRowThreads)
 #define OMNIRT_ROW_CONFIG_KERNELS_WIDE_F32(cfg, LANES, V, R)                       \
   OMNIRT_ROW_KERNELS_BOUNDED(f32, float, cfg, LANES, V, R,                         \
-                             (kListAccess<RowConfigList::WIDE_F32, float>), false, \
+                             (kConfigAccess<RowConfigList::WIDE_F32, float, LANES, V>), false, \
                              OMNIRT_WIDE_ROW_BOUNDS)
 
 #define OMNIRT_ROW_CONFIG_KERNELS_LAYER_NORM_16(cfg, LANES, V, R)              \
   OMNIRT_ROW_LIST_KERNELS(LAYER_NORM_16, f16, __half, cfg, LANES, V, R, false) \
   OMNIRT_ROW_LIST_KERNELS(LAYER_NORM_16, bf16, __nv_bfloat16, cfg, LANES, V, R, false)
+
+#define OMNIRT_ROW_CONFIG_KERNELS_RMS_NORM_16(cfg, LANES, V, R)              \
+  OMNIRT_ROW_LIST_KERNELS(RMS_NORM_16, f16, __half, cfg, LANES, V, R, false) \
+  OMNIRT_ROW_LIST_KERNELS(RMS_NORM_16, bf16, __nv_bfloat16, cfg, LANES, V, R, false)
 
 #define OMNIRT_ROW_CONFIG_KERNELS_PACKED(cfg, LANES, V, R)             \
   OMNIRT_ROW_LIST_KERNELS(PACKED, f16, __half, cfg, LANES, V, R, true) \
