@@ -67,6 +67,21 @@ long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 // of a block from blockDim, within their bounds of kGroupThreads.
 constexpr int kGroupBlockThreads[] = {64, 128, kernels::kGroupThreads};
 
+// Whether the sweep tries group configurations in blocks of `threads`: each
+// list's (group_threads) must be among them, or the sweep would never mark
+// the plugin's plan for that list's cases.
+constexpr bool sweeps_group_block(int threads) {
+  for (int tried : kGroupBlockThreads) {
+    if (tried == threads) return true;
+  }
+  return false;
+}
+#define OMNIRT_SWEEP_GROUP_BLOCK_CHECK(list, suffix, lanes, packs, rows)                           \
+  static_assert(lanes == 0 || sweeps_group_block(kernels::group_threads(kernels::RowConfigList::list)), \
+                #list "'s group block is not among kGroupBlockThreads");
+OMNIRT_ROW_CONFIG_LISTS(OMNIRT_SWEEP_GROUP_BLOCK_CHECK)
+#undef OMNIRT_SWEEP_GROUP_BLOCK_CHECK
+
 // Threads per block and rows per block of each block `config` runs rows of
 // `row_packs` packs in, or none when it does not hold them or leaves over
 // half of its threads' packs empty (a smaller configuration then does the
