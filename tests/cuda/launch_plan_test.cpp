@@ -152,10 +152,11 @@ TEST(LaunchPlanTest, BlocksPerRowPreferFewThreads) {
   EXPECT_EQ(block_of(RowOp::kSoftmax, 16384, 2), "b4/512");
 }
 
-// The 16-bit b4 blocks prefetch their first rows; EVERY's read and write
-// cached (softmax, layer_norm), rms_norm's own (b4s) streaming, as the
-// other 16-bit configurations that hold rows as floats.
-TEST(LaunchPlanTest, SixteenBitBlocksOfFourPacksCachedButRmsNorms) {
+// Which kernels read and write as streaming accesses: the 16-bit ones that
+// hold rows as floats, but EVERY's b4 (softmax, layer_norm), whose blocks
+// prefetch their first rows, as rms_norm's own b4s does, streaming; f32's
+// wide k8; not the f32 short-row lists, whose groups prefetch too.
+TEST(LaunchPlanTest, WhichKernelsStream) {
   EXPECT_TRUE(kernels::row_blocks_prefetch_bounded(2, 0, 4));
   EXPECT_FALSE(kernels::row_blocks_prefetch_bounded(4, 0, 4));
   EXPECT_FALSE(kernels::row_blocks_prefetch_bounded(2, 0, 8));
@@ -164,6 +165,10 @@ TEST(LaunchPlanTest, SixteenBitBlocksOfFourPacksCachedButRmsNorms) {
   EXPECT_TRUE(kernels::row_config_streams(kernels::RowConfigList::RMS_NORM_16, 2, 0, 4));
   EXPECT_TRUE(kernels::row_config_streams(kernels::RowConfigList::EVERY, 2, 32, 4));
   EXPECT_FALSE(kernels::row_config_streams(kernels::RowConfigList::EVERY, 4, 0, 4));
+  EXPECT_TRUE(kernels::row_config_streams(kernels::RowConfigList::WIDE_F32, 4, 0, 8));
+  EXPECT_FALSE(kernels::row_config_streams(kernels::RowConfigList::SHORT_F32, 4, 32, 1));
+  EXPECT_FALSE(kernels::row_config_streams(kernels::RowConfigList::SHORT_SOFTMAX_F32, 4, 16, 2));
+  EXPECT_FALSE(kernels::row_config_streams(kernels::RowConfigList::SHORT_LAYER_NORM_F32, 4, 32, 1));
 }
 
 // softmax's 16-bit rows beyond b4 go to shared memory, up to kSharedRowBytes.

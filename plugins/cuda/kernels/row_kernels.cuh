@@ -66,7 +66,8 @@ constexpr int kPack = kPackBytes / int(sizeof(T));
 // cases under 80% of peak).
 enum class Access { kCached, kStreaming };
 
-// The Access of the plugin's kernels of list L of row_configs.h over T.
+// The Access of the plugin's kernel of configuration (LANES, V) of list L of
+// row_configs.h over T.
 template <RowConfigList L, class T, int LANES, int V>
 constexpr Access kConfigAccess =
     row_config_streams(L, int(sizeof(T)), LANES, V) ? Access::kStreaming : Access::kCached;
@@ -1394,7 +1395,8 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 // OMNIRT_ROW_CONFIG_LISTS(OMNIRT_ROW_CONFIG_KERNELS) instantiates them all.
 #define OMNIRT_ROW_CONFIG_KERNELS(list, cfg, LANES, V, R) OMNIRT_ROW_CONFIG_KERNELS_##list(cfg, LANES, V, R)
 
-// A list's kernels in one dtype, read and written as the list's Access.
+// A list's kernels in one dtype, read and written as their configuration's
+// Access (kConfigAccess).
 #define OMNIRT_ROW_LIST_KERNELS(list, dt, T, cfg, LANES, V, R, Packed) \
   OMNIRT_ROW_KERNELS_HELD(dt, T, cfg, LANES, V, R, (kConfigAccess<RowConfigList::list, T, LANES, V>), Packed)
 
@@ -1417,8 +1419,8 @@ __device__ void geglu(const T* __restrict__ a, const T* __restrict__ b, T* __res
 
 // The wide configurations: up to kWideRowThreads (row_configs.h).
 #define OMNIRT_WIDE_ROW_BOUNDS __launch_bounds__(kWideRowThreads)
-#define OMNIRT_ROW_CONFIG_KERNELS_WIDE_F32(cfg, LANES, V, R)                       \
-  OMNIRT_ROW_KERNELS_BOUNDED(f32, float, cfg, LANES, V, R,                         \
+#define OMNIRT_ROW_CONFIG_KERNELS_WIDE_F32(cfg, LANES, V, R)                                   \
+  OMNIRT_ROW_KERNELS_BOUNDED(f32, float, cfg, LANES, V, R,                                     \
                              (kConfigAccess<RowConfigList::WIDE_F32, float, LANES, V>), false, \
                              OMNIRT_WIDE_ROW_BOUNDS)
 
