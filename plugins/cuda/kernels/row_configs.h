@@ -67,8 +67,8 @@
 
 // softmax over f32 alone: rows of 17-32 packs in groups of 16 lanes of two
 // packs each, two rows at a time, in blocks of kShortSoftmaxThreads, read and
-// written cached (row_list_streams). H200, --sweep, streaming, against w1r1 in 256
-// threads (the plugin's before), three runs in one call: 65536 x 128 17.5
+// written cached (row_list_streams). H200, --sweep, streaming, against w1r1
+// in 256 threads (the plugin's before), three runs in one call: 65536 x 128 17.5
 // us against 17.8 (79.6-79.7% of peak against 78.3%), in 128 threads 17.7,
 // in 256 17.9; one run: 524288 x 128 128.2 against 129.3. cuda_kernel_bench,
 // three runs: 17.4 us, 79.9-80.0% (w1r1 79.2-79.3% on a like H200, the
@@ -235,11 +235,12 @@ constexpr bool row_list_streams(RowConfigList list, int element_bytes) {
     default: return false;
   }
 }
-/// Whether a whole-block configuration of `packs` packs a thread (lanes 0)
-/// over elements of `element_bytes` has its first blocks have L2 prefetch
-/// their rows before the wait for the previous kernel, and launch its
-/// dependents late (row_kernels.cuh's RowPrefetch::kFirstStepsBounded): the
-/// 16-bit b4 blocks (rows of 2048-4096 elements). H200, cuda_kernel_bench,
+/// Whether the blocks of a whole-block configuration of `packs` packs a
+/// thread (lanes 0) over elements of `element_bytes` whose rows start in the
+/// input's first 4 MiB have L2 prefetch them before the wait for the
+/// previous kernel, every block launching its dependents late
+/// (row_kernels.cuh's RowPrefetch::kFirstStepsBounded): the 16-bit b4
+/// blocks (rows of 2048-4096 elements). H200, cuda_kernel_bench,
 /// 4096 x 4096, three runs each, streaming as before: rms_norm f16 / bf16
 /// 81.2-81.4 / 80.8-81.0% of peak, softmax 79.0-79.2, layer_norm
 /// 74.4-74.5 / 73.4-73.6, where the kernels without it ran 80.6 / 80.2,
