@@ -152,15 +152,19 @@ TEST(LaunchPlanTest, BlocksPerRowPreferFewThreads) {
   EXPECT_EQ(block_of(RowOp::kSoftmax, 16384, 2), "b4/512");
 }
 
-// Which kernels read and write as streaming accesses: the 16-bit ones that
-// hold rows as floats, but EVERY's b4 (softmax, layer_norm), whose blocks
-// prefetch their first rows, as rms_norm's own b4s does, streaming; f32's
-// wide k8; not the f32 short-row lists, whose groups prefetch too.
+// Which kernels prefetch their first rows (the f32 groups of rows of 17-32
+// packs, the 16-bit b4 blocks) and which read and write as streaming
+// accesses: the 16-bit ones that hold rows as floats and f32's wide k8, but
+// those that prefetch, save rms_norm's own b4s.
 TEST(LaunchPlanTest, WhichKernelsStream) {
-  EXPECT_TRUE(kernels::row_blocks_prefetch_bounded(2, 0, 4));
-  EXPECT_FALSE(kernels::row_blocks_prefetch_bounded(4, 0, 4));
-  EXPECT_FALSE(kernels::row_blocks_prefetch_bounded(2, 0, 8));
-  EXPECT_FALSE(kernels::row_blocks_prefetch_bounded(2, 32, 4));
+  EXPECT_TRUE(kernels::row_config_prefetches_bounded(2, 0, 4));
+  EXPECT_FALSE(kernels::row_config_prefetches_bounded(4, 0, 4));
+  EXPECT_FALSE(kernels::row_config_prefetches_bounded(2, 0, 8));
+  EXPECT_FALSE(kernels::row_config_prefetches_bounded(2, 32, 4));
+  EXPECT_TRUE(kernels::row_config_prefetches_bounded(4, 32, 1));
+  EXPECT_TRUE(kernels::row_config_prefetches_bounded(4, 16, 2));
+  EXPECT_FALSE(kernels::row_config_prefetches_bounded(4, 32, 2));
+  EXPECT_FALSE(kernels::row_config_prefetches_bounded(2, 32, 1));
   EXPECT_FALSE(kernels::row_config_streams(kernels::RowConfigList::EVERY, 2, 0, 4));
   EXPECT_TRUE(kernels::row_config_streams(kernels::RowConfigList::RMS_NORM_16, 2, 0, 4));
   EXPECT_TRUE(kernels::row_config_streams(kernels::RowConfigList::EVERY, 2, 32, 4));

@@ -87,9 +87,9 @@
 // cuda_kernel_bench, a process of its own), against w1 in 256 threads,
 // cached (the plugin's before), in two calls: 65536 x 128 79.3-79.9% of
 // peak against 78.7-79.3, and with both prefetching (row_kernels.cuh's
-// kShortF32Rows) 82.6 against 79.9; 524288 x 128 87.2-87.6 against
+// row_config_prefetches_bounded) 82.6 against 79.9; 524288 x 128 87.2-87.6 against
 // 85.9-86.4 (w1 streaming in 256 threads: 78.8-78.9 and 85.9).
-// cuda_kernel_bench, prefetching: kShortF32Rows' comment. In the sweep
+// cuda_kernel_bench, prefetching: row_kernels.cuh's kRowPrefetch. In the sweep
 // (one call) it ran 80.1% at 65536 x 128, w1 in 128 threads, the same
 // kernel, 80.4, and four rows a warp (w1r4) 80.3.
 #define OMNIRT_ROW_CONFIGS_SHORT_LAYER_NORM_F32(X) X(SHORT_LAYER_NORM_F32, w1r2, 32, 1, 2)
@@ -97,7 +97,7 @@
 // rms_norm over f16/bf16 alone: EVERY's b4 (rows of 2048-4096 elements)
 // read and written as streaming accesses, where EVERY's 16-bit b4 is cached
 // for softmax and layer_norm (row_config_streams). Both prefetch their first
-// blocks' rows (row_blocks_prefetch_bounded). H200, cuda_kernel_bench
+// blocks' rows (row_config_prefetches_bounded). H200, cuda_kernel_bench
 // --sweep, 4096 x 4096, both prefetching: rms_norm f16 80.5% of peak
 // streaming against 79.3% cached, bf16 79.6 against 77.6.
 #define OMNIRT_ROW_CONFIGS_RMS_NORM_16(X) X(RMS_NORM_16, b4s, 0, 4, 1)
@@ -209,16 +209,8 @@ constexpr bool row_list_has_dtype(RowConfigList list, int element_bytes) {
 /// Whether the plugin's kernels of `list` over elements of `element_bytes`
 /// read and write as streaming accesses (row_kernels.cuh's Access) rather
 /// than cached ones: WIDE_F32's, and every 16-bit kernel that holds its row
-/// as floats (EVERY's, LAYER_NORM_16's and RMS_NORM_16's; but EVERY's b4:
-/// row_config_streams). Not the three SHORT f32 lists, whose groups prefetch
-/// their first rows and launch their dependents late (row_kernels.cuh's
-/// kShortF32Rows): so, cached ran faster than streaming on the H200
-/// (cuda_kernel_bench --sweep, in the bench's torch context, one run each):
-/// 65536 x 128 rms_norm w1r1 81.1% of peak against 80.3, softmax g16p2
-/// 83.1 against 81.5, layer_norm w1r2 80.9 against 79.5; 524288 x 128
-/// (another H200) 126.8 us against 128.3, 127.1 against 128.3, 127.0
-/// against 128.1. Before the prefetch, streaming ran them faster (the lists'
-/// comments).
+/// as floats (EVERY's, LAYER_NORM_16's and RMS_NORM_16's), before
+/// row_config_streams takes out the configurations that prefetch.
 /// H200, cuda_kernel_bench, each kernel of EVERY, F32 and LAYER_NORM_16
 /// streaming against cached, two runs each in one session: the 16-bit
 /// 4096 x 4096 rows (b4) 6.6-7.7% faster in the norms, 3.1-3.6% in softmax;
@@ -235,31 +227,38 @@ constexpr bool row_list_streams(RowConfigList list, int element_bytes) {
     default: return false;
   }
 }
-/// Whether the blocks of a whole-block configuration of `packs` packs a
-/// thread (lanes 0) over elements of `element_bytes` whose rows start in the
-/// input's first 4 MiB have L2 prefetch them before the wait for the
-/// previous kernel, every block launching its dependents late
-/// (row_kernels.cuh's RowPrefetch::kFirstStepsBounded): the 16-bit b4
-/// blocks (rows of 2048-4096 elements). H200, cuda_kernel_bench,
-/// 4096 x 4096, three runs each, streaming as before: rms_norm f16 / bf16
-/// 81.2-81.4 / 80.8-81.0% of peak, softmax 79.0-79.2, layer_norm
-/// 74.4-74.5 / 73.4-73.6, where the kernels without it ran 80.6 / 80.2,
-/// 78.2-78.7 and 75.1 / 73.9 on another H200 (the streaming reference
-/// 80.8-81.2% on both).
-constexpr bool row_blocks_prefetch_bounded(int element_bytes, int lanes, int packs) {
-  return element_bytes == 2 && lanes == 0 && packs == 4;
+/// Whether a register configuration of `packs` packs a thread in `lanes`
+/// lanes (0: a block) over elements of `element_bytes` has its blocks whose
+/// rows start in the input's first 4 MiB have L2 prefetch them before the
+/// wait for the previous kernel, every block launching its dependents late
+/// (row_kernels.cuh's RowPrefetch::kFirstStepsBounded, where the measures of
+/// the f32 groups are): the f32 groups of rows of 17-32 packs (lanes x packs
+/// = 32: 65-128 elements, the SHORT lists and EVERY's w1) and the 16-bit b4
+/// blocks (rows of 2048-4096 elements). The latter, H200,
+/// cuda_kernel_bench, 4096 x 4096, three runs each, streaming as before:
+/// rms_norm f16 / bf16 81.2-81.4 / 80.8-81.0% of peak, softmax 79.0-79.2,
+/// layer_norm 74.4-74.5 / 73.4-73.6, where the kernels without it ran
+/// 80.6 / 80.2, 78.2-78.7 and 75.1 / 73.9 on another H200 (the streaming
+/// reference 80.8-81.2% on both).
+constexpr bool row_config_prefetches_bounded(int element_bytes, int lanes, int packs) {
+  return (element_bytes == 4 && lanes > 0 && lanes * packs == 32) ||
+         (element_bytes == 2 && lanes == 0 && packs == 4);
 }
 /// Whether the plugin's kernel of configuration (`lanes`, `packs`) of
 /// `list` over elements of `element_bytes` streams: as its list does
-/// (row_list_streams), but EVERY's 16-bit blocks that prefetch bounded
-/// (softmax's and layer_norm's b4; rms_norm's is RMS_NORM_16's b4s) are
-/// cached. H200, cuda_kernel_bench --sweep, 4096 x 4096, both prefetching,
-/// cached against streaming, f16 / bf16: softmax 81.3 / 81.5% of peak
-/// against 78.4 / 78.5, layer_norm 75.1 / 74.2 against 73.8 / 72.8,
-/// rms_norm 79.3 / 77.6 against 80.5 / 79.6 (without the prefetch the
-/// 16-bit b4 blocks ran 3-8% faster streaming: row_list_streams).
+/// (row_list_streams), but those that prefetch bounded read and write
+/// cached, all but RMS_NORM_16's b4s (rms_norm's 16-bit blocks, a list of
+/// their own for this). H200, cuda_kernel_bench --sweep, in the bench's
+/// torch context, both prefetching, cached against streaming, one run each:
+/// 4096 x 4096 f16 / bf16 softmax 81.3 / 81.5% of peak against 78.4 / 78.5,
+/// layer_norm 75.1 / 74.2 against 73.8 / 72.8, rms_norm 79.3 / 77.6 against
+/// 80.5 / 79.6; f32 65536 x 128 rms_norm w1r1 81.1 against 80.3, softmax
+/// g16p2 83.1 against 81.5, layer_norm w1r2 80.9 against 79.5; 524288 x 128
+/// (another H200) 126.8 us against 128.3, 127.1 against 128.3, 127.0
+/// against 128.1. Without the prefetch they ran faster streaming
+/// (row_list_streams, the lists' comments).
 constexpr bool row_config_streams(RowConfigList list, int element_bytes, int lanes, int packs) {
-  if (list == RowConfigList::EVERY && row_blocks_prefetch_bounded(element_bytes, lanes, packs)) return false;
+  if (list != RowConfigList::RMS_NORM_16 && row_config_prefetches_bounded(element_bytes, lanes, packs)) return false;
   return row_list_streams(list, element_bytes);
 }
 /// Registers a thread of a register configuration may spend holding the

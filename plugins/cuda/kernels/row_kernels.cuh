@@ -665,8 +665,8 @@ enum class RowPrefetch {
   kNone,
   kFirstRow,           // the block's row (prefetch_first_row): kLayerNormPrefetch
   // The block's first step's rows near x's start (prefetch_first_step), and
-  // in the first block the op's weight and bias: kShortF32Rows and
-  // row_configs.h's row_blocks_prefetch_bounded.
+  // in the first block the op's weight and bias: row_configs.h's
+  // row_config_prefetches_bounded.
   kFirstStepsBounded,
 };
 
@@ -679,7 +679,7 @@ enum class RowPrefetch {
 // within 4 MiB softmax 79.7 -> 80.5-80.7%, rms_norm 80.7-81.0 -> 81.9-82.2,
 // layer_norm f16 75.5 -> 75.0-75.1, bf16 74.1 -> 74.4-74.5; within 1 or 8
 // MiB, or launching late with no prefetch, slower than without (the
-// plugin's figures: row_configs.h's row_blocks_prefetch_bounded).
+// plugin's figures: row_configs.h's row_config_prefetches_bounded).
 constexpr long long kPrefetchedBytes = 4LL << 20;
 
 // Has L2 fetch the rows of the block's first step (begin_steps found some)
@@ -823,13 +823,13 @@ __device__ __forceinline__ float divide_statistic(float x, float n) {
   return x / n;
 }
 
-// Whether a group configuration of V packs a thread in LANES lanes over T
-// holds the f32 rows of 17-32 packs (65-128 elements) of the short-row
-// lists (row_configs.h): its blocks prefetch their first step's rows near
-// x's start, and the first block the op's weight and bias
-// (RowPrefetch::kFirstStepsBounded). H200, cuda_kernel_bench, five runs in
-// two calls against three of the kernels before on a like GPU (streaming
-// reference 80.5-81.2% of peak at 65536 x 128): 65536 x 128 rms_norm
+// The RowPrefetch of a row kernel of V packs a thread in LANES lanes over T
+// (layer_norm's: kLayerNormPrefetch): kFirstStepsBounded where
+// row_configs.h's row_config_prefetches_bounded says so. For the f32 rows of
+// 17-32 packs (65-128 elements) of the short-row lists, H200,
+// cuda_kernel_bench, five runs in two calls against three of the kernels
+// before on a like GPU (streaming reference 80.5-81.2% of peak at 65536 x
+// 128): 65536 x 128 rms_norm
 // 80.4-80.6 -> 81.9-82.0%, softmax 79.9-80.0 -> 80.8-81.0, layer_norm
 // (SHORT_LAYER_NORM_F32's w1r2 too) 78.4-78.6 -> 79.9-80.3; 524288 x 128
 // rms_norm 126.9-127.0 -> 127.7-127.8 us, softmax 127.5-127.6 -> 128.0-128.3
@@ -845,17 +845,11 @@ __device__ __forceinline__ float divide_statistic(float x, float n) {
 // thing ran these configurations 78.5-81.4% in the probe; the weight and
 // bias prefetched too 0.2-0.4 points faster than without, with a weight and
 // bias of each input set's own. Those figures streaming; the lists read
-// and write cached since (row_configs.h's row_list_streams says why).
+// and write cached since (row_configs.h's row_config_streams says why).
 template <class T, int V, int LANES>
-constexpr bool kShortF32Rows = std::is_same_v<T, float> && LANES > 0 && LANES * V == 32;
-
-// The RowPrefetch of a row kernel of V packs a thread in LANES lanes over T
-// (layer_norm's: kLayerNormPrefetch).
-template <class T, int V, int LANES>
-constexpr RowPrefetch kRowPrefetch =
-    kShortF32Rows<T, V, LANES> || row_blocks_prefetch_bounded(int(sizeof(T)), LANES, V)
-        ? RowPrefetch::kFirstStepsBounded
-        : RowPrefetch::kNone;
+constexpr RowPrefetch kRowPrefetch = row_config_prefetches_bounded(int(sizeof(T)), LANES, V)
+                                         ? RowPrefetch::kFirstStepsBounded
+                                         : RowPrefetch::kNone;
 
 template <class T, int V, int LANES, int R, Access A, bool Packed>
 __device__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ weight,
