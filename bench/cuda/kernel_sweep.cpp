@@ -31,7 +31,8 @@ constexpr int kThreadsPerSm = 2048;  // as the planner assumes (launch_plan.cpp)
 // kRegisters: the row in registers as floats; kPacked: in its 16-bit form
 // (f16/bf16 alone); kLoop: a block of kLoopThreads per row holding none of it (lanes,
 // packs, rows unused); kShared: softmax's 16-bit row in shared memory ("sh",
-// packs: loaded at once; 0: the plugin's, copied by the engine on sm_90).
+// packs: loaded at once; 0: the plugin's, copied by the engine on sm_90), or
+// layer_norm's (the plugin's "sh", packs: kSharedNormPacks).
 enum class Holding { kRegisters, kPacked, kLoop, kShared };
 
 struct Config {
@@ -252,6 +253,16 @@ std::vector<Candidate> Sweep::candidates(const OpCase& c, std::vector<KernelArgs
       add_grids(k, "omnirt_softmax_" + std::string(dtype_name(c.dtype)) + "_" + k.name, rows, plan,
                 plan.variant == cuda::kSharedRow && packs == 0, args, out);
     }
+  }
+  if (op == cuda::RowOp::kLayerNorm && plan.variant == cuda::kSharedRow) {
+    // layer_norm's shared-memory kernel, in the plugin's blocks (b4's, which
+    // the sweep times below).
+    Candidate k;
+    k.name = "sh";
+    k.config = {"", 0, kernels::kSharedNormPacks, 1, Holding::kShared};
+    k.block = plan.block;
+    k.shared_bytes = plan.shared_bytes;
+    add_grids(k, "omnirt_layer_norm_" + std::string(dtype_name(c.dtype)) + "_sh", rows, plan, true, args, out);
   }
   for (const Config& config : kConfigs) {
     if (!kernels::row_list_has_dtype(config.list, element_bytes)) continue;

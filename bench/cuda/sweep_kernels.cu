@@ -2,12 +2,14 @@
 // and the candidates of `cuda_kernel_bench --sweep`: the row kernels (rms_norm,
 // layer_norm, softmax) of every register configuration, the plugin's
 // (kernels/row_configs.h) and the sweep's (sweep_configs.h), each with both
-// Access policies, the packed ones for f16/bf16, and the loop kernels, from
-// the plugin's own device code (row_kernels.cuh).
+// Access policies, the packed ones for f16/bf16, the loop kernels and those
+// that hold rows in shared memory, from the plugin's own device code
+// (row_kernels.cuh, shared_row_*.cuh).
 // Names: omnirt_<op>_<dtype>_<config> (cached, as the plugin's) and
 // omnirt_<op>_<dtype>_<config>_cs (streaming); loop kernels are cached only.
 // The bench loads this fatbin from the build tree; the plugin never sees it.
 #include "row_kernels.cuh"
+#include "shared_row_layer_norm.cuh"
 #include "shared_row_softmax.cuh"
 #include "stream_kernels.cuh"
 #include "sweep_configs.h"
@@ -82,6 +84,11 @@ OMNIRT_SWEEP_LOOP_KERNELS(OMNIRT_SWEEP_LOOP)
   OMNIRT_SWEEP_GEGLU_DTYPE(f16, __half, P)           \
   OMNIRT_SWEEP_GEGLU_DTYPE(bf16, __nv_bfloat16, P)
 OMNIRT_SWEEP_GEGLU_PACKS(OMNIRT_SWEEP_GEGLU)
+
+// layer_norm over 16-bit rows kept in shared memory: the plugin's,
+// omnirt_layer_norm_<dtype>_sh.
+OMNIRT_SHARED_ROW_LAYER_NORM_KERNEL(f16, __half)
+OMNIRT_SHARED_ROW_LAYER_NORM_KERNEL(bf16, __nv_bfloat16)
 
 // softmax over 16-bit rows kept in shared memory: the plugin's (copied by
 // the engine on sm_90), omnirt_softmax_<dtype>_sh, and the threads loading

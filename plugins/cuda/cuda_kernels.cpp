@@ -144,6 +144,7 @@ bool has_variant(int op, int dtype, int variant) {
   switch (op) {
     case kGeglu: return variant == kElementwisePacks || variant == kElementwiseElements;
     case kSoftmax: return variant < kRowVariants || variant == kColumns || variant == kSharedRow;
+    case kLayerNorm: return variant < kRowVariants || variant == kSharedRow;
     default: return variant < kRowVariants;
   }
 }

@@ -161,13 +161,22 @@ LaunchPlan plan_rows(RowOp op, long long rows, long long n, int element_bytes, b
   }
   // A block per row: for the f32 norms, kF32NormPacks a thread in at most
   // kMaxRowThreads; else the fewest packs a thread that hold the row in at
-  // most kPreferredRowThreads; else the norms' wide configuration; else the
-  // fewest in at most kMaxRowThreads (row_configs.h).
+  // most kPreferredRowThreads (b4 in 16-bit layer_norm: "sh"); else the
+  // norms' wide configuration; else the fewest in at most kMaxRowThreads
+  // (row_configs.h).
   LaunchPlan plan;
   if (element_bytes == 4 && op != RowOp::kSoftmax) {
     plan = fewest_packs(Use::kEveryOp, op, element_bytes, rows, packs, kMaxRowThreads, kF32NormPacks);
   }
-  if (plan.grid == 0) plan = fewest_packs(Use::kEveryOp, op, element_bytes, rows, packs, kPreferredRowThreads);
+  if (plan.grid == 0) {
+    plan = fewest_packs(Use::kEveryOp, op, element_bytes, rows, packs, kPreferredRowThreads);
+    // layer_norm's 16-bit rows there run "sh" in b4's blocks, the row in
+    // shared memory (shared_row_layer_norm.cuh).
+    if (op == RowOp::kLayerNorm && element_bytes == 2 && plan.variant == kRow_b4) {
+      plan.variant = kSharedRow;
+      plan.shared_bytes = unsigned(n * element_bytes);
+    }
+  }
   if (plan.grid == 0 && op != RowOp::kSoftmax) {
     plan = fewest_packs(Use::kNormsWide, op, element_bytes, rows, packs, kWideRowThreads);
     // layer_norm's on a grid that fills the SMs, each block walking rows:

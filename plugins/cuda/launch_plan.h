@@ -19,15 +19,16 @@ enum Variant : int {
   kLoopPacks,            // "lv": a block per row, 16-byte packs
   kLoopElements,         // "ls": a block per row, one element at a time
   kColumns,              // "cols": softmax over another dimension than the last
-  kSharedRow,            // "sh": softmax, a block per row kept in shared memory
+  kSharedRow,            // "sh": softmax and layer_norm, a block per row kept in shared memory
   kElementwisePacks,     // "v": geglu in 16-byte packs
   kElementwiseElements,  // "s": geglu one element at a time
   kVariants
 };
 
 /// The row ops: softmax runs neither the packed configurations nor, for its
-/// long 16-bit rows, the loop kernels where "sh" holds the row; only
-/// layer_norm runs g16r4 and w1r2, only rms_norm w1r1 and only softmax
+/// long 16-bit rows, the loop kernels where "sh" holds the row; layer_norm
+/// runs "sh" where b4 would hold its 16-bit rows in kPreferredRowThreads;
+/// only layer_norm runs g16r4 and w1r2, only rms_norm w1r1 and only softmax
 /// g16p2, softmax not the wide one (row_configs.h).
 enum class RowOp { kRmsNorm, kLayerNorm, kSoftmax };
 

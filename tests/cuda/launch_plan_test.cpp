@@ -53,11 +53,20 @@ TEST(LaunchPlanTest, RegisterConfigurationsHoldTheWholeRow) {
           continue;
         }
         if (plan.variant == kSharedRow) {
-          EXPECT_EQ(op, RowOp::kSoftmax);
+          EXPECT_NE(op, RowOp::kRmsNorm);
           EXPECT_EQ(bytes, 2);
-          EXPECT_LE(n * bytes, kSharedRowBytes);
-          EXPECT_EQ(plan.block, unsigned(kSharedRowThreads));
           EXPECT_EQ(plan.grid, 1000u);
+          if (op == RowOp::kSoftmax) {
+            EXPECT_LE(n * bytes, kSharedRowBytes);
+            EXPECT_EQ(plan.block, unsigned(kSharedRowThreads));
+          } else {  // layer_norm's: b4's blocks, the fewest warps whose weight and bias packs cover the row
+            EXPECT_GE(plan.block, unsigned(kMinRowThreads));
+            EXPECT_LE(plan.block, unsigned(kPreferredRowThreads)) << "the kernel's launch bounds";
+            EXPECT_GE((long long)plan.block * kSharedNormPacks * per_pack, n);
+            if (plan.block > unsigned(kMinRowThreads)) {
+              EXPECT_LT((long long)(plan.block - 32) * kSharedNormPacks * per_pack, n);
+            }
+          }
           continue;
         }
         ASSERT_LT(plan.variant, kLoopPacks) << variant_suffix(plan.variant);
@@ -88,8 +97,8 @@ TEST(LaunchPlanTest, RegisterConfigurationsHoldTheWholeRow) {
   }
 }
 
-std::string suffix(long long n, int bytes, RowOp op = RowOp::kRmsNorm) {
-  return variant_suffix(plan_rows(op, 65536, n, bytes, true, kHopperSms).variant);
+std::string suffix(long long n, int bytes, RowOp op = RowOp::kRmsNorm, bool aligned = true) {
+  return variant_suffix(plan_rows(op, 65536, n, bytes, aligned, kHopperSms).variant);
 }
 
 TEST(LaunchPlanTest, PicksByRowLength) {
@@ -139,8 +148,9 @@ TEST(LaunchPlanTest, BlocksPerRowPreferFewThreads) {
       EXPECT_EQ(block_of(op, 32000, 4), "k8/1024");
     }
     // rms_norm's 16-bit b4 is its own (RMS_NORM_16: read and written as
-    // streaming accesses, where EVERY's b4 is cached in 16-bit).
-    const std::string b4 = op == RowOp::kRmsNorm ? "b4s" : "b4";
+    // streaming accesses, where EVERY's b4 is cached in 16-bit); layer_norm's
+    // rows there are held in shared memory, in b4's blocks.
+    const std::string b4 = op == RowOp::kRmsNorm ? "b4s" : op == RowOp::kLayerNorm ? "sh" : "b4";
     EXPECT_EQ(block_of(op, 4096, 2), b4 + "/128");
     EXPECT_EQ(block_of(op, 2048, 2), b4 + "/64");
   }
@@ -148,6 +158,7 @@ TEST(LaunchPlanTest, BlocksPerRowPreferFewThreads) {
   // packed, softmax in more threads of b4, then in shared memory.
   EXPECT_EQ(block_of(RowOp::kRmsNorm, 8192, 2), "b8h/128");
   EXPECT_EQ(block_of(RowOp::kLayerNorm, 32000, 2), "b8h/512");
+  EXPECT_EQ(block_of(RowOp::kLayerNorm, 8192, 2), "b8h/128");
   EXPECT_EQ(block_of(RowOp::kSoftmax, 8192, 2), "b4/256");
   EXPECT_EQ(block_of(RowOp::kSoftmax, 16384, 2), "b4/512");
 }
@@ -187,6 +198,24 @@ TEST(LaunchPlanTest, LongSoftmaxRowsInSharedMemory) {
   EXPECT_EQ(suffix(kSharedRowBytes / 2 + 8, 2, RowOp::kSoftmax), "lv");
   EXPECT_EQ(suffix(32000, 4, RowOp::kSoftmax), "b16");
   EXPECT_EQ(suffix(32768 + 8, 2, RowOp::kLayerNorm), "lv");
+}
+
+// layer_norm's 16-bit rows that b4 holds in up to kPreferredRowThreads
+// (1025-4096 elements) are held in shared memory instead, in b4's blocks:
+// the dynamic shared memory is the row.
+TEST(LaunchPlanTest, LayerNormRowsOfB4InSharedMemory) {
+  const LaunchPlan shared = plan_rows(RowOp::kLayerNorm, 4096, 4096, 2, true, kHopperSms);
+  EXPECT_EQ(shared.variant, kSharedRow);
+  EXPECT_EQ(shared.block, 128u);
+  EXPECT_EQ(shared.grid, 4096u);
+  EXPECT_EQ(shared.shared_bytes, 8192u);
+  EXPECT_EQ(plan_rows(RowOp::kLayerNorm, 4096, 3000, 2, true, kHopperSms).block, 96u);
+  EXPECT_EQ(plan_rows(RowOp::kLayerNorm, 4096, 3000, 2, true, kHopperSms).shared_bytes, 6000u);
+  EXPECT_EQ(suffix(1024 + 8, 2, RowOp::kLayerNorm), "sh");
+  EXPECT_EQ(suffix(1024, 2, RowOp::kLayerNorm), "w4");  // a warp holds it
+  EXPECT_EQ(suffix(4096 + 8, 2, RowOp::kLayerNorm), "b8h");
+  EXPECT_EQ(suffix(4096, 4, RowOp::kLayerNorm), "b4");  // f32 keeps its b4 in 256 threads
+  EXPECT_EQ(suffix(4096 + 8, 2, RowOp::kLayerNorm, false), "ls");
 }
 
 TEST(LaunchPlanTest, UnalignedRowsAreReadElementByElement) {

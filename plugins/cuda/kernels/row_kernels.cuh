@@ -277,6 +277,18 @@ struct Max {
 // (Packed, for f16/bf16) as the 16 bytes read, converted to floats on each
 // pass and never changed (keep does nothing; a later pass transforms again):
 // half the registers, so that more blocks fit on an SM.
+// A copy of `kept` through volatile moves, which nvcc neither drops nor
+// hoists: what is computed from it is computed again at each use, so that a
+// pack kept in registers stays 16 bytes there, not the floats made of it.
+__device__ __forceinline__ uint4 fresh_copy(const uint4& kept) {
+  uint4 copy;
+  asm volatile("mov.b32 %0, %1;" : "=r"(copy.x) : "r"(kept.x));
+  asm volatile("mov.b32 %0, %1;" : "=r"(copy.y) : "r"(kept.y));
+  asm volatile("mov.b32 %0, %1;" : "=r"(copy.z) : "r"(kept.z));
+  asm volatile("mov.b32 %0, %1;" : "=r"(copy.w) : "r"(kept.w));
+  return copy;
+}
+
 template <class T, bool Packed>
 struct Held {
   static constexpr int E = kPack<T>;
@@ -304,16 +316,9 @@ struct Held<T, true> {
   __device__ void load_if(bool taken, const T* p, float otherwise) {
     raw = load_pack_if<A>(taken, p, pack_of<T>(otherwise));
   }
-  // The volatile moves make each pass convert afresh: left to itself, nvcc
+  // Converts afresh on each pass (fresh_copy): left to itself, nvcc
   // converts once and keeps the floats, which undoes the packing.
-  __device__ void get(float (&out)[E]) const {
-    uint4 copy;
-    asm volatile("mov.b32 %0, %1;" : "=r"(copy.x) : "r"(raw.x));
-    asm volatile("mov.b32 %0, %1;" : "=r"(copy.y) : "r"(raw.y));
-    asm volatile("mov.b32 %0, %1;" : "=r"(copy.z) : "r"(raw.z));
-    asm volatile("mov.b32 %0, %1;" : "=r"(copy.w) : "r"(raw.w));
-    unpack<T>(copy, out);
-  }
+  __device__ void get(float (&out)[E]) const { unpack<T>(fresh_copy(raw), out); }
   __device__ void keep(const float (&)[E]) {}
 };
 
@@ -906,6 +911,8 @@ constexpr RowPrefetch kLayerNormPrefetch =
 // With Moments' merge, setting up the first step before the wait
 // (RowSlice::kAnchored) ran 16-bit b4 1 point slower (diag, same process):
 // ptxas moved the instructions it took from before the loads to after them.
+// The planner gives 16-bit rows that b4 holds in kPreferredRowThreads to
+// "sh" instead (shared_row_layer_norm.cuh), for what follows.
 // Where 16-bit b4 loses to rms_norm and softmax at 4096 x 4096 (0.90-0.93
 // of the streaming reference against 0.97): in its weight and bias loads
 // after the reductions, though they hit L1 (ncu: 2% more L2 sectors read

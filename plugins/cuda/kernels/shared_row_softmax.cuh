@@ -13,41 +13,18 @@
 // grid) ran no faster: 138.9-141.2 at S = 3; nor did holding the exps in
 // registers (1024 threads, one exp an element instead of two): 139.3-140.1.
 // Rows staged so for the norms ran slower than their register kernels:
-// layer_norm 18-35% (f32 4096 x 4096 42.3 against 35.5), rms_norm 9%.
+// layer_norm 18-35% (f32 4096 x 4096 42.3 against 35.5), rms_norm 9%; but
+// layer_norm's 16-bit rows of up to 4096 elements, copied by the engine and
+// with the weight and bias in the registers the row had taken, run faster
+// (shared_row_layer_norm.cuh).
 #ifndef OMNIRT_PLUGINS_CUDA_KERNELS_SHARED_ROW_SOFTMAX_CUH_
 #define OMNIRT_PLUGINS_CUDA_KERNELS_SHARED_ROW_SOFTMAX_CUH_
 
 #include <cstdint>
-#include <type_traits>
 
-#include "row_kernels.cuh"
+#include "shared_rows.cuh"
 
 namespace omnirt::cuda::kernels {
-
-// The held pack at `pack` as floats, read as one 16-byte access (reading its
-// elements one by one from shared memory ran bf16 4096 x 32000 1.4x slower
-// on the H200). A bf16 is the high half of its float, so bf16 converts a
-// word's pair at once, its low element shifted up and its high one masked:
-// one instruction an element, where row_kernels.cuh's unpack() (through
-// __bfloat162float) takes 1.5, PRMT to extract, then shift (ncu, H200: bf16
-// ran 5.4% more instructions than f16 here so; cuda_kernel_bench, 4096 x
-// 32000: 131.3-131.8 us against 136.7-137.4). Not in unpack() itself: in the
-// register kernels ptxas then gave layer_norm bf16 g16r4 77 registers
-// instead of 64, a block per SM fewer.
-template <class T>
-__device__ __forceinline__ void held_floats(const uint4* pack, float (&out)[kPack<T>]) {
-  const uint4 raw = *pack;
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    const unsigned words[] = {raw.x, raw.y, raw.z, raw.w};
-#pragma unroll
-    for (int w = 0; w < 4; ++w) {
-      out[2 * w] = __uint_as_float(words[w] << 16);
-      out[2 * w + 1] = __uint_as_float(words[w] & 0xffff0000u);
-    }
-  } else {
-    unpack<T>(raw, out);
-  }
-}
 
 // Adds the held pack at `pack` to a thread's running (max, sum of exps).
 template <class T>
@@ -77,7 +54,7 @@ __device__ __forceinline__ void write_held_softmax(const uint4* held, int packs,
 template <class T, int P = kSharedRowPacks>
 __device__ void softmax_shared(const T* __restrict__ x, T* __restrict__ y, long long rows, long long n) {
   constexpr int E = kPack<T>;
-  extern __shared__ uint4 held[];
+  uint4* const held = held_row();
   const int packs = int(n / E);
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const uint4* in = reinterpret_cast<const uint4*>(x + row * n);
@@ -112,42 +89,17 @@ __device__ void softmax_shared(const T* __restrict__ x, T* __restrict__ y, long 
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 
-// Starts copying `bytes` (a multiple of 16) from global `from` into shared
-// `to`; the barrier's current phase completes when they have all arrived.
-__device__ __forceinline__ void bulk_copy(void* to, const void* from, unsigned bytes, std::uint64_t* barrier) {
-  // The block's earlier reads of `to` (generic proxy) come before the copy's writes (async proxy).
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(barrier)), "r"(bytes)
-               : "memory");
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                   shared_address(to)),
-               "l"(from), "r"(bytes), "r"(shared_address(barrier))
-               : "memory");
-}
-
-// Waits until the barrier's phase of parity `phase` has completed.
-__device__ __forceinline__ void barrier_wait(std::uint64_t* barrier, unsigned phase) {
-  unsigned done;
-  do {
-    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                 : "=r"(done)
-                 : "r"(shared_address(barrier)), "r"(phase)
-                 : "memory");
-  } while (!done);
-}
-
 // The copy engine brings each row; the threads take its (max, sum of exps)
 // from shared memory, then write.
 template <class T>
 __device__ void softmax_bulk_copied(const T* __restrict__ x, T* __restrict__ y, long long rows, long long n) {
   constexpr int E = kPack<T>;
-  extern __shared__ uint4 held[];
+  uint4* const held = held_row();
   __shared__ std::uint64_t arrived;
   const int packs = int(n / E);
   const unsigned bytes = unsigned(n * sizeof(T));
   if (threadIdx.x == 0) {
-    // bulk_copy's proxy fence also makes the initialised barrier visible to the engine.
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(&arrived)) : "memory");
+    barrier_init(&arrived);
     if (blockIdx.x < rows) bulk_copy(held, x + blockIdx.x * n, bytes, &arrived);
   }
   __syncthreads();  // the barrier is initialised before anyone waits on it
