@@ -127,7 +127,7 @@
 // (1025-4096 elements) runs "sh" too (shared_row_layer_norm.cuh): b4's
 // blocks, the row in shared memory brought by the bulk-copy engine, the
 // weight and bias in the registers b4 spends on the row (H200, 4096 x 4096
-// 80.5-80.6% of peak where b4 ran 73.9-75.6%; 32768 x 2048 86.5-86.6%
+// 80.5-81.2% of peak where b4 ran 73.9-75.6%; 32768 x 2048 86.5-87.2%
 // where it ran 85.4-86.0%).
 //
 // Rows longer than the register configurations hold, or whose rows do not

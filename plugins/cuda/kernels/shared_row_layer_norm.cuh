@@ -8,10 +8,10 @@
 // reductions, where b4 waits on them (row_kernels.cuh's layer_norm_rows says
 // how much that costs). Before sm_90 it is b4's code (the planner's choice
 // there is the same). Rows are 16-byte aligned and n a multiple of kPack<T>.
-// H200, cuda_kernel_bench, three runs: f16 / bf16 4096 x 4096 80.6 /
-// 80.5-80.6% of peak, 1.00 of the streaming reference (itself 80.2-80.7%
-// there), where b4 ran 73.9-75.6 / 73.9-74.6% (0.91-0.94); 32768 x 2048
-// 86.5-86.6% (b4 85.4-86.0%). --sweep, in one call: 4096 x 4096 80.9-81.0
+// H200, cuda_kernel_bench, six runs in two calls: f16 / bf16 4096 x 4096
+// 80.6-81.1 / 80.5-81.2% of peak, 1.00 of the streaming reference (itself
+// 80.2-81.1% there), where b4 ran 73.9-75.6 / 73.9-74.6% (0.91-0.94);
+// 32768 x 2048 86.5-87.2% (b4 85.4-86.0%). --sweep, in one call: 4096 x 4096 80.9-81.0
 // / 81.2-81.4% against b4's 75.3-75.6 / 74.3-74.6; 32768 x 2048 86.5 /
 // 86.7 against 85.3 / 85.0 (with f16's held packs read from shared memory
 // element by element, since mended: held_floats).
