@@ -72,13 +72,13 @@ class CudaTorchTest : public ::testing::Test {
 };
 
 // Each op on each dtype, on shapes that take every kernel variant of each
-// element size (launch_plan.h): 16-bit rows of 8..16 elements run the
-// 4-lane groups, 128-element f32 rows a warp each, 4096 a block each (16-bit
+// element size (launch_plan.h): 16-bit rows of 8..16 elements run the 4-lane
+// groups, 128-element f32 rows a warp each, 4096 a block each (16-bit
 // layer_norm's held in shared memory, as 1032 and 3000, whose blocks' last
-// warps hold part of a row), 12288 eight packs per thread, 20000 f32
-// sixteen, 40000 the loop kernel; rows of odd length and rows that do not
-// start 16-byte aligned are read element by element; softmax over dim 0 runs the column kernel; 70000 short rows take
-// several steps of the grid-stride loop.
+// warps hold part of a row), 12288 eight packs per thread, 20000 f32 sixteen,
+// 40000 the loop kernel; rows of odd length and rows that do not start 16-byte
+// aligned are read element by element; softmax over dim 0 runs the column
+// kernel; 70000 short rows take several steps of the grid-stride loop.
 TEST_F(CudaTorchTest, KernelsMatchPyTorch) {
   const std::vector<std::vector<int64_t>> shapes = {
       {1, 7},     {9, 16},    {33, 24},   {64, 64},   {33, 256},   {4, 1000},

@@ -272,11 +272,6 @@ struct Max {
   __device__ static float identity() { return -INFINITY; }
 };
 
-// How a register configuration holds one pack of its row between passes: as
-// E floats, which a pass may transform in place for the next (keep), or
-// (Packed, for f16/bf16) as the 16 bytes read, converted to floats on each
-// pass and never changed (keep does nothing; a later pass transforms again):
-// half the registers, so that more blocks fit on an SM.
 // A copy of `kept` through volatile moves, which nvcc neither drops nor
 // hoists: what is computed from it is computed again at each use, so that a
 // pack kept in registers stays 16 bytes there, not the floats made of it.
@@ -289,6 +284,11 @@ __device__ __forceinline__ uint4 fresh_copy(const uint4& kept) {
   return copy;
 }
 
+// How a register configuration holds one pack of its row between passes: as
+// E floats, which a pass may transform in place for the next (keep), or
+// (Packed, for f16/bf16) as the 16 bytes read, converted to floats on each
+// pass and never changed (keep does nothing; a later pass transforms again):
+// half the registers, so that more blocks fit on an SM.
 template <class T, bool Packed>
 struct Held {
   static constexpr int E = kPack<T>;

@@ -1,8 +1,9 @@
 // What the kernels that hold their rows in shared memory share (softmax's
 // and layer_norm's "sh": shared_row_softmax.cuh, shared_row_layer_norm.cuh):
-// reading a held pack as floats, and on sm_90 and later the bulk-copy
-// engine (cp.async.bulk) that brings a row into shared memory, issued by one
-// thread, completing an mbarrier's phase when every byte has arrived.
+// the buffer that holds the row, reading a held (or kept) pack as floats,
+// and on sm_90 and later the bulk-copy engine (cp.async.bulk) that brings a
+// row into the buffer, issued by one thread, completing an mbarrier's phase
+// when every byte has arrived.
 #ifndef OMNIRT_PLUGINS_CUDA_KERNELS_SHARED_ROWS_CUH_
 #define OMNIRT_PLUGINS_CUDA_KERNELS_SHARED_ROWS_CUH_
 
@@ -22,17 +23,16 @@ __device__ __forceinline__ uint4* held_row() {
   return row;
 }
 
-// The 16 bytes of a pack of T as floats; held_floats: the held pack at
-// `pack`, read as one 16-byte access (reading its
-// elements one by one from shared memory ran bf16 4096 x 32000 1.4x slower
-// on the H200). A bf16 is the high half of its float, so bf16 converts a
-// word's pair at once, its low element shifted up and its high one masked:
-// one instruction an element, where row_kernels.cuh's unpack() (through
-// __bfloat162float) takes 1.5, PRMT to extract, then shift (ncu, H200: bf16
-// ran 5.4% more instructions than f16 here so; cuda_kernel_bench, 4096 x
-// 32000: 131.3-131.8 us against 136.7-137.4). Not in unpack() itself: in the
-// register kernels ptxas then gave layer_norm bf16 g16r4 77 registers
-// instead of 64, a block per SM fewer.
+// The 16 bytes of a pack of T as floats; held_floats: the held pack at `pack`,
+// read as one 16-byte access (reading its elements one by one from shared
+// memory ran bf16 4096 x 32000 1.4x slower on the H200). A bf16 is the high
+// half of its float, so bf16 converts a word's pair at once, its low element
+// shifted up and its high one masked: one instruction an element, where
+// row_kernels.cuh's unpack() (through __bfloat162float) takes 1.5, PRMT to
+// extract, then shift (ncu, H200: bf16 ran 5.4% more instructions than f16 here
+// so; cuda_kernel_bench, 4096 x 32000: 131.3-131.8 us against 136.7-137.4). Not
+// in unpack() itself: in the register kernels ptxas then gave layer_norm bf16
+// g16r4 77 registers instead of 64, a block per SM fewer.
 template <class T>
 __device__ __forceinline__ void pack_floats(const uint4& raw, float (&out)[kPack<T>]) {
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
