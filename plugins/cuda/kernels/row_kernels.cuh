@@ -698,6 +698,13 @@ __device__ __forceinline__ void prefetch_first_step(const Slice& s, const T* x, 
   prefetch_to_l2(x + first * n, unsigned(count * n * sizeof(T)));
 }
 
+// Has L2 fetch the op's per-column parameters (weight, bias: n elements of
+// T each) by the first block's first thread.
+template <class T, class... Params>
+__device__ __forceinline__ void prefetch_columns(long long n, const Params*... params) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) (prefetch_to_l2(params, unsigned(n * sizeof(T))), ...);
+}
+
 // A kernel whose blocks prefetch as P says calls this first thing: where P
 // is kNone it launches its dependents now, else for_each_step<P> does.
 template <RowPrefetch P>
@@ -715,7 +722,7 @@ __device__ __forceinline__ bool start_steps(Slice& s, const T* x, long long rows
     if constexpr (P == RowPrefetch::kFirstRow) prefetch_first_row(x, rows, n);
     if constexpr (P == RowPrefetch::kFirstStepsBounded) {
       prefetch_first_step(s, x, rows, n);
-      if (blockIdx.x == 0 && threadIdx.x == 0) (prefetch_to_l2(params, unsigned(n * sizeof(T))), ...);
+      prefetch_columns<T>(n, params...);
     }
   });
 }

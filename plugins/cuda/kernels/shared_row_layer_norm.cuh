@@ -65,10 +65,7 @@ __device__ __forceinline__ void layer_norm_bulk_copied(const T* __restrict__ x, 
   if (threadIdx.x == 0) {
     barrier_init(&arrived);
     if (blockIdx.x * (long long)bytes < kPrefetchedBytes) prefetch_to_l2(x + blockIdx.x * n, bytes);
-    if (blockIdx.x == 0) {
-      prefetch_to_l2(weight, bytes);
-      prefetch_to_l2(bias, bytes);
-    }
+    prefetch_columns<T>(n, weight, bias);
   }
   wait_for_previous_kernel([] {});
   if (threadIdx.x == 0) bulk_copy(held, x + blockIdx.x * n, bytes, &arrived);
